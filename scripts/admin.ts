@@ -1,0 +1,357 @@
+/**
+ * The operators' CLI: accounts, API keys and rulebooks, against the embedded
+ * database (DATA_DIR) or DATABASE_URL. Run: deno task admin --help
+ */
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import {
+  activateRulebook,
+  createAccount,
+  importRulebook,
+  issueApiKey,
+  revokeApiKey,
+  updateAccount,
+} from "../shared/admin/provisioning.ts";
+import { type Config, ConfigError, loadConfig, processEnv } from "../shared/config.ts";
+import { ACCOUNT_STATUSES, PLANS } from "../shared/contract/vocabulary.ts";
+import { type Db, DbError } from "../shared/db/db.ts";
+import { migrate } from "../shared/db/migrate.ts";
+import { openDb } from "../shared/db/open_db.ts";
+import { RulebookError } from "../shared/engine/rulebook_validation.ts";
+
+export const USAGE = `Usage: deno task admin [--json] <command> [options]
+
+Accounts
+  account create --plan <starter|pro|enterprise> --status <status>
+                 [--trial-end <ISO date-time>] [--price <USD per month>]
+  account show <account_id>
+  account update <account_id> [--plan <plan>] [--status <status>]
+                 [--trial-end <ISO date-time> | --clear-trial-end]
+API keys
+  key issue <account_id>        prints the new key once; only its digest is stored
+  key revoke <key_prefix>       e.g. cas_live_AbCd
+  key list <account_id>
+Rulebooks
+  rulebook import <file.json> [--activate]
+  rulebook activate <version>
+  rulebook list
+Database
+  migrate                       apply supabase/migrations to DATABASE_URL or DATA_DIR
+
+Statuses: ${ACCOUNT_STATUSES.join(", ")}
+Options: --json prints JSON for scripts; --help prints this text.
+The database is DATA_DIR (embedded, default .data/pglite) unless DATABASE_URL is set.
+Exit codes: 0 done, 1 the operation failed, 2 usage or configuration error.`;
+
+/** A usage error: the command line is wrong. */
+class UsageError extends Error {}
+
+const Plan = z.enum(PLANS);
+const Status = z.enum(ACCOUNT_STATUSES);
+const Uuid = z.uuid({ message: "must be an account id (UUID)" });
+const Version = z.coerce.number().int().min(1);
+const Price = z.coerce.number().min(0).max(1_000_000);
+
+/** Where the CLI writes. */
+export interface AdminIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/**
+ * Runs one admin command line against a database and returns the exit code.
+ * `openDatabase` is called only once the command line is known to be valid.
+ */
+export async function runAdmin(
+  argv: string[],
+  options: { io: AdminIo; openDatabase: () => Promise<Db>; config?: Config },
+): Promise<number> {
+  const { io } = options;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+        plan: { type: "string" },
+        status: { type: "string" },
+        "trial-end": { type: "string" },
+        "clear-trial-end": { type: "boolean" },
+        price: { type: "string" },
+        activate: { type: "boolean" },
+      },
+    });
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    (values.help ? io.out : io.err)(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const print = (human: string, data: unknown) =>
+    io.out(values.json ? JSON.stringify(data) : human);
+
+  let command: (db: Db) => Promise<void>;
+  try {
+    command = plan(positionals, values, print);
+  } catch (error) {
+    io.err(`${describe(error)}\n\nRun with --help for usage.`);
+    return 2;
+  }
+  let db: Db | undefined;
+  try {
+    db = await options.openDatabase();
+    await command(db);
+    return 0;
+  } catch (error) {
+    const message = describe(error);
+    io.err(values.json ? JSON.stringify({ error: message }) : `Error: ${message}`);
+    return error instanceof UsageError ? 2 : 1;
+  } finally {
+    await db?.close();
+  }
+}
+
+type Values = {
+  json?: boolean;
+  plan?: string;
+  status?: string;
+  "trial-end"?: string;
+  "clear-trial-end"?: boolean;
+  price?: string;
+  activate?: boolean;
+};
+
+/** Checks the command line and returns the work it asks for. */
+function plan(
+  positionals: string[],
+  values: Values,
+  print: (human: string, data: unknown) => void,
+): (db: Db) => Promise<void> {
+  const [group, verb, arg, ...rest] = positionals;
+  const expectArgs = (count: number) => {
+    const given = positionals.length - 2;
+    if (given !== count || rest.length > 0) {
+      throw new UsageError(`${group} ${verb} takes ${count} argument${count === 1 ? "" : "s"}`);
+    }
+  };
+  const field = <T>(schema: z.ZodType<T>, value: unknown, name: string): T => {
+    const result = schema.safeParse(value);
+    if (!result.success) throw new UsageError(`${name}: ${result.error.issues[0].message}`);
+    return result.data;
+  };
+  const timestamp = (value: string | undefined) =>
+    value === undefined ? undefined : field(z.iso.datetime({ offset: true }), value, "--trial-end");
+
+  switch (`${group} ${verb ?? ""}`.trim()) {
+    case "account create": {
+      expectArgs(0);
+      const input = {
+        plan: field(Plan, values.plan, "--plan"),
+        status: field(Status, values.status, "--status"),
+        trialEnd: timestamp(values["trial-end"]),
+        pricePerMonthUsd: values.price === undefined ? null : field(Price, values.price, "--price"),
+      };
+      return async (db) => {
+        const account = await createAccount(db, input);
+        print(
+          `Created account ${account.account_id} (${account.plan}, ${account.status})`,
+          account,
+        );
+      };
+    }
+    case "account show": {
+      expectArgs(1);
+      const id = field(Uuid, arg, "account_id");
+      return async (db) => {
+        const account = await db.rpc<Record<string, unknown> | null>("account_get", {
+          p_account_id: id,
+        });
+        if (account === null) throw new Error("No such account");
+        print(
+          Object.entries(account).map(([key, value]) => `${key}: ${value ?? "-"}`).join("\n"),
+          account,
+        );
+      };
+    }
+    case "account update": {
+      expectArgs(1);
+      const id = field(Uuid, arg, "account_id");
+      if (values["trial-end"] !== undefined && values["clear-trial-end"]) {
+        throw new UsageError("--trial-end and --clear-trial-end exclude each other");
+      }
+      const changes = {
+        plan: values.plan === undefined ? undefined : field(Plan, values.plan, "--plan"),
+        status: values.status === undefined ? undefined : field(Status, values.status, "--status"),
+        trialEnd: values["clear-trial-end"] ? null : timestamp(values["trial-end"]),
+      };
+      if (Object.values(changes).every((value) => value === undefined)) {
+        throw new UsageError(
+          "account update needs --plan, --status, --trial-end or --clear-trial-end",
+        );
+      }
+      return async (db) => {
+        const account = await updateAccount(db, id, changes);
+        print(
+          `Updated account ${account.account_id} (${account.plan}, ${account.status})`,
+          account,
+        );
+      };
+    }
+    case "key issue": {
+      expectArgs(1);
+      const id = field(Uuid, arg, "account_id");
+      return async (db) => {
+        const key = await issueApiKey(db, id);
+        print(
+          `API key for account ${key.account_id} (shown once, store it now):\n\n  ${key.api_key}\n`,
+          key,
+        );
+      };
+    }
+    case "key revoke": {
+      expectArgs(1);
+      const prefix = field(
+        z.string().regex(/^cas_live_[A-Za-z0-9_-]{4}$/, "must be a key prefix like cas_live_AbCd"),
+        arg,
+        "key_prefix",
+      );
+      return async (db) => {
+        const revoked = await revokeApiKey(db, prefix);
+        if (revoked === 0) throw new Error("No active key has that prefix");
+        print(`Revoked ${revoked} key${revoked === 1 ? "" : "s"} with prefix ${prefix}`, {
+          revoked,
+          key_prefix: prefix,
+        });
+      };
+    }
+    case "key list": {
+      expectArgs(1);
+      const id = field(Uuid, arg, "account_id");
+      return async (db) => {
+        const keys = await db.rpc<Array<Record<string, string | null>>>("api_key_list", {
+          p_account_id: id,
+        });
+        print(
+          keys.length === 0
+            ? "No keys"
+            : keys.map((k) =>
+              `${k.key_prefix}  created ${k.created_at}  ${
+                k.revoked_at ? `revoked ${k.revoked_at}` : "active"
+              }`
+            )
+              .join("\n"),
+          keys,
+        );
+      };
+    }
+    case "rulebook import": {
+      expectArgs(1);
+      const file = arg;
+      const activate = values.activate === true;
+      return async (db) => {
+        let document: unknown;
+        try {
+          document = JSON.parse(await Deno.readTextFile(file));
+        } catch (error) {
+          throw new UsageError(`Cannot read ${file} as JSON: ${(error as Error).name}`);
+        }
+        const imported = await importRulebook(db, document);
+        const activated = activate ? await activateRulebook(db, imported.version) : null;
+        print(
+          `Imported rulebook v${imported.version} (${imported.rule_count} rules)` +
+            (activated
+              ? `; active now`
+              : "; activate it with: rulebook activate " + imported.version),
+          { ...imported, active: activated !== null },
+        );
+      };
+    }
+    case "rulebook activate": {
+      expectArgs(1);
+      const version = field(Version, arg, "version");
+      return async (db) => {
+        const result = await activateRulebook(db, version);
+        print(
+          `Rulebook v${result.version} is active` +
+            (result.previous_version ? ` (v${result.previous_version} retired)` : ""),
+          result,
+        );
+      };
+    }
+    case "rulebook list": {
+      expectArgs(0);
+      return async (db) => {
+        const books = await db.rpc<Array<Record<string, unknown>>>("rulebook_list");
+        print(
+          books.length === 0
+            ? "No rulebooks"
+            : books.map((b) =>
+              `v${b.version}  ${b.status}  ${b.rule_count} rules  ${b.published_at ?? ""}`
+            ).join("\n"),
+          books,
+        );
+      };
+    }
+    case "migrate": {
+      if (positionals.length !== 1) throw new UsageError("migrate takes no arguments");
+      return async () => {
+        // openDb already applied the embedded database's migrations.
+        print("Migrations applied", { migrated: true });
+      };
+    }
+    default:
+      throw new UsageError(`Unknown command: ${positionals.slice(0, 2).join(" ")}`);
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof UsageError || error instanceof RulebookError || error instanceof DbError) {
+    return error.message;
+  }
+  if (error instanceof z.ZodError) return error.issues[0]?.message ?? "Invalid value";
+  if (error instanceof Error && error.name === "Error") return error.message;
+  return "The operation failed";
+}
+
+async function openForCli(config: Config, command: string | undefined): Promise<Db> {
+  if (command === "migrate" && config.DB_DRIVER === "postgres") {
+    const postgres = (await import("postgres")).default;
+    const sql = postgres((config.DATABASE_URL ?? config.SUPABASE_DB_URL)!, {
+      max: 1,
+      onnotice: () => {},
+    });
+    try {
+      await migrate(sql);
+    } finally {
+      await sql.end();
+    }
+  }
+  return await openDb(config);
+}
+
+async function main(): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig(processEnv());
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      return 2;
+    }
+    throw error;
+  }
+  const argv = Deno.args;
+  return await runAdmin(argv, {
+    io: { out: (text) => console.log(text), err: (text) => console.error(text) },
+    openDatabase: () => openForCli(config, argv.find((a) => !a.startsWith("-"))),
+    config,
+  });
+}
+
+if (import.meta.main) Deno.exit(await main());

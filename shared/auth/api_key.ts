@@ -1,0 +1,33 @@
+import { Buffer } from "node:buffer";
+
+/** Every API key starts with this fixed prefix. */
+export const API_KEY_PREFIX = "cas_live_";
+/** Characters of a key shown to operators and stored in clear: prefix plus four. */
+export const API_KEY_DISPLAY_LENGTH = API_KEY_PREFIX.length + 4;
+
+const API_KEY_PATTERN = /^cas_live_[A-Za-z0-9_-]{43}$/;
+
+/** A new API key in plaintext (shown once), its digest and display prefix. */
+export interface IssuedApiKey {
+  key: string;
+  digest: string;
+  displayPrefix: string;
+}
+
+/** Creates a random API key: the fixed prefix and 32 random bytes, base64url. */
+export async function generateApiKey(): Promise<IssuedApiKey> {
+  const key = API_KEY_PREFIX +
+    Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+  return { key, digest: await sha256Hex(key), displayPrefix: key.slice(0, API_KEY_DISPLAY_LENGTH) };
+}
+
+/** True when the value has the shape of a key; anything else is refused unlooked-up. */
+export function isWellFormedApiKey(value: string): boolean {
+  return API_KEY_PATTERN.test(value);
+}
+
+/** Hex SHA-256 of a UTF-8 string: how keys and content are stored. */
+export async function sha256Hex(value: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,115 @@
+import { z } from "zod";
+import { LOG_LEVELS } from "./log/logger.ts";
+
+const optionalText = z.string().trim().min(1).optional();
+
+const urlWith = (protocols: readonly string[]) =>
+  z.string().trim().refine((value) => {
+    if (!URL.canParse(value)) return false;
+    return protocols.includes(new URL(value).protocol);
+  }, `must be a URL with scheme ${protocols.join(" or ")}`);
+
+/**
+ * The environment the service reads, parsed once at start (design.md's
+ * configuration table). Empty values count as unset.
+ */
+export const EnvSchema = z.object({
+  HOST: z.string().trim().min(1).default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(54321),
+  DATA_DIR: z.string().trim().min(1).default(".data/pglite"),
+  DB_DRIVER: z.enum(["pglite", "postgres", "supabase"]).optional(),
+  DATABASE_URL: urlWith(["postgres:", "postgresql:"]).optional(),
+  SUPABASE_DB_URL: urlWith(["postgres:", "postgresql:"]).optional(),
+  SUPABASE_URL: urlWith(["http:", "https:"]).optional(),
+  SUPABASE_SERVICE_ROLE_KEY: optionalText,
+  UPSTASH_REDIS_REST_URL: urlWith(["http:", "https:"]).optional(),
+  UPSTASH_REDIS_REST_TOKEN: optionalText,
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  SCAN_ALLOWED_TARGETS: z.string().trim().default("").transform((value) =>
+    value.split(",").map((part) => part.trim()).filter((part) => part !== "")
+  ).pipe(
+    z.array(
+      z.string().regex(/^[^\s:/]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, "must be host:port"),
+    ),
+  ),
+  CORS_ALLOWED_ORIGINS: z.string().trim().default("*").transform((value) =>
+    value.split(",").map((part) => part.trim()).filter((part) => part !== "")
+  ),
+  WEBHOOK_SHARED_SECRET: optionalText,
+  WEBHOOK_SHARED_ACCOUNT_ID: z.uuid().optional(),
+  WEBHOOK_SHARED_INTEGRATION: optionalText,
+  ADVISORY_LLM_URL: urlWith(["http:", "https:"]).optional(),
+  ADVISORY_LLM_API_KEY: optionalText,
+  ADVISORY_LLM_MODEL: optionalText,
+  LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+}).superRefine((env, ctx) => {
+  if ((env.UPSTASH_REDIS_REST_URL === undefined) !== (env.UPSTASH_REDIS_REST_TOKEN === undefined)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["UPSTASH_REDIS_REST_TOKEN"],
+      message: "UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together",
+    });
+  }
+  if (
+    env.DB_DRIVER === "postgres" && env.DATABASE_URL === undefined &&
+    env.SUPABASE_DB_URL === undefined
+  ) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["DATABASE_URL"],
+      message: "is required when DB_DRIVER is postgres",
+    });
+  }
+  if (
+    env.DB_DRIVER === "supabase" &&
+    (env.SUPABASE_URL === undefined || env.SUPABASE_SERVICE_ROLE_KEY === undefined)
+  ) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["SUPABASE_URL"],
+      message: "SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY are required when DB_DRIVER is supabase",
+    });
+  }
+});
+
+type Env = z.infer<typeof EnvSchema>;
+
+/** The service's configuration, with the database driver resolved. */
+export type Config = Omit<Env, "DB_DRIVER"> & { DB_DRIVER: "pglite" | "postgres" | "supabase" };
+
+/** A configuration problem; the message names the variable and never its value. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * Parses the environment. The driver defaults to `supabase` when SUPABASE_URL
+ * and SUPABASE_SERVICE_ROLE_KEY are set, else `postgres` when DATABASE_URL is,
+ * else the embedded `pglite`.
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ""),
+  );
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`Invalid environment: ${issue.path.join(".")} ${issue.message}`);
+  }
+  const value = parsed.data;
+  const driver = value.DB_DRIVER ??
+    (value.SUPABASE_URL !== undefined && value.SUPABASE_SERVICE_ROLE_KEY !== undefined
+      ? "supabase"
+      : value.DATABASE_URL !== undefined
+      ? "postgres"
+      : "pglite");
+  return { ...value, DB_DRIVER: driver };
+}
+
+/** The process environment as a plain record (needs --allow-env). */
+export function processEnv(): Record<string, string | undefined> {
+  return Deno.env.toObject();
+}

@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { HTTP_URL_PATTERN, INDUSTRIES, JURISDICTIONS, PLANS, VERDICTS } from "./vocabulary.ts";
+
+/** Longest content accepted, in characters (Unicode code points). */
+export const MAX_CONTENT_CHARS = 30_000;
+
+/** Contract 2.1: the complianceAudit request. Unknown fields are rejected. */
+export const AuditRequest = z.strictObject({
+  content: z.string()
+    .refine((s) => s.length > 0, "content must not be empty")
+    .refine(
+      (s) => s.length <= MAX_CONTENT_CHARS || codePoints(s) <= MAX_CONTENT_CHARS,
+      `content must be at most ${MAX_CONTENT_CHARS} characters`,
+    ),
+  jurisdiction: z.enum(JURISDICTIONS),
+  industry: z.enum(INDUSTRIES).optional(),
+  asset_url: z.string().max(2048).regex(HTTP_URL_PATTERN, "asset_url must be an http(s) URL")
+    .refine((s) => URL.canParse(s), "asset_url must be a valid URI").optional(),
+});
+export type AuditRequest = z.infer<typeof AuditRequest>;
+
+/** Contract 2.2: a statute involved in the verdict. */
+export const Statute = z.strictObject({
+  tier_key: z.string(),
+  citation: z.string(),
+  penalty_usd: z.number().min(0),
+});
+
+/** Contract 2.2: one remediation step. */
+export const Remediation = z.strictObject({
+  rule_key: z.string(),
+  title: z.string(),
+  recommendation: z.string(),
+});
+
+/** Contract 2.2: the complianceAudit response. */
+export const AuditResponse = z.strictObject({
+  verdict: z.enum(VERDICTS),
+  risk_score: z.number().min(0).max(100),
+  statutes: z.array(Statute),
+  penalty_exposure_usd: z.number().min(0),
+  remediation: z.array(Remediation),
+  jurisdiction: z.string(),
+  industry: z.string().optional(),
+  usage: z.strictObject({
+    count: z.number().int(),
+    monthly_limit: z.number().int().nullable(),
+  }),
+});
+export type AuditResponse = z.infer<typeof AuditResponse>;
+
+/** Contract 7.1: the complianceAudit error envelope. */
+export const AuditErrorEnvelope = z.strictObject({
+  error: z.strictObject({
+    code: z.enum([
+      "invalid_request",
+      "invalid_api_key",
+      "account_inactive",
+      "rate_limited",
+      "quota_exceeded",
+      "service_unavailable",
+    ]),
+    message: z.string(),
+  }),
+});
+
+/** Plans whose monthly quota is unlimited have a null limit. */
+export const PlanName = z.enum(PLANS);
+
+function codePoints(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}

@@ -1,0 +1,36 @@
+import type { Db } from "../db/db.ts";
+import type { CompiledRulebook } from "./compiler.ts";
+import { getCompiledRulebook } from "./rulebook_cache.ts";
+
+/** The active rulebook, compiled, with its version. */
+export interface ActiveRulebook {
+  version: number;
+  compiled: CompiledRulebook;
+}
+
+/** There is no active rulebook: the operation must fail, never fall back. */
+export class NoActiveRulebookError extends Error {
+  constructor() {
+    super("No active rulebook");
+    this.name = "NoActiveRulebookError";
+  }
+}
+
+/**
+ * The database's active rulebook. One RPC asks for the active version; the
+ * version's rules are loaded and compiled once per isolate (rulebook_cache).
+ * There is no fallback rulebook anywhere: no active version, a failed load or
+ * an invalid rulebook all throw.
+ */
+export async function activeRulebook(db: Db): Promise<ActiveRulebook> {
+  const active = await db.rpc<{ version: number } | null>("rulebook_active");
+  if (active === null) throw new NoActiveRulebookError();
+  const compiled = await getCompiledRulebook(active.version, async (version) => {
+    const rulebook = await db.rpc<{ version: number; rules: unknown[] } | null>("rulebook_get", {
+      p_version: version,
+    });
+    if (rulebook === null) throw new NoActiveRulebookError();
+    return { version: rulebook.version, rules: rulebook.rules };
+  });
+  return { version: active.version, compiled };
+}

@@ -1,0 +1,54 @@
+/**
+ * The rule engine: rulebook schema and validation, compiler, evaluator,
+ * scoring, per-isolate cache and the seed rulebook loader.
+ *
+ * @example
+ * ```ts
+ * import { evaluate, getCompiledRulebook } from "./mod.ts";
+ * const compiled = await getCompiledRulebook(version, (v) => loadRulebookFromDb(v));
+ * const result = evaluate(compiled, { content, jurisdiction: "CA", surface: "content" });
+ * ```
+ *
+ * @module
+ */
+export * from "./rulebook_schema.ts";
+export { RulebookError, validateRulebook } from "./rulebook_validation.ts";
+export { MAX_PATTERN_COST, MAX_QUANTIFIER_BOUND, patternSafetyProblem } from "./pattern_safety.ts";
+export {
+  candidateKey,
+  type CompiledGroup,
+  type CompiledPattern,
+  type CompiledPhrase,
+  type CompiledRule,
+  type CompiledRulebook,
+  compileRulebook,
+} from "./compiler.ts";
+export {
+  evaluate,
+  type EvaluationInput,
+  type EvaluationResult,
+  type Evidence,
+  type Finding,
+  MAX_EVIDENCE_PER_FINDING,
+} from "./evaluator.ts";
+export {
+  compareFindings,
+  RED_SCORE,
+  type Remediation,
+  type Score,
+  type ScoredRule,
+  scoreRules,
+  type StatuteExposure,
+  type Verdict,
+  YELLOW_SCORE,
+} from "./scoring.ts";
+export {
+  clearRulebookCache,
+  getCompiledRulebook,
+  MAX_CACHED_VERSIONS,
+  type RulebookLoader,
+} from "./rulebook_cache.ts";
+export { loadSeedRulebook, SEED_RULEBOOK_URL } from "./seed_rulebook.ts";
+export { extractHtmlText, looksLikeHtml } from "./html_text.ts";
+export { excerptAround, MAX_EXCERPT_CHARS } from "./evidence_excerpt.ts";
+export { isWordChar, type TextTokens, tokenize } from "./text_tokens.ts";

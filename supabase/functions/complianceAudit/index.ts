@@ -1,0 +1,4 @@
+import { functionDeps } from "@shared/function_deps.ts";
+import { complianceAudit } from "@shared/handlers/compliance_audit.ts";
+
+Deno.serve(complianceAudit(functionDeps()));

@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { ConfigError, EnvSchema, loadConfig } from "../shared/config.ts";
+
+Deno.test("loadConfig() defaults to the embedded database on port 54321", () => {
+  const config = loadConfig({});
+  assert.equal(config.DB_DRIVER, "pglite");
+  assert.equal(config.PORT, 54321);
+  assert.equal(config.HOST, "127.0.0.1");
+  assert.equal(config.DATA_DIR, ".data/pglite");
+  assert.equal(config.TRUSTED_PROXY_HOPS, 0);
+  assert.deepEqual(config.CORS_ALLOWED_ORIGINS, ["*"]);
+  assert.deepEqual(config.SCAN_ALLOWED_TARGETS, []);
+  assert.equal(config.LOG_LEVEL, "info");
+});
+
+Deno.test("loadConfig() picks the driver from what is set", () => {
+  assert.equal(loadConfig({ DATABASE_URL: "postgres://u@127.0.0.1:5432/db" }).DB_DRIVER, "postgres");
+  assert.equal(
+    loadConfig({
+      DATABASE_URL: "postgres://u@127.0.0.1:5432/db",
+      SUPABASE_URL: "http://127.0.0.1:54321",
+      SUPABASE_SERVICE_ROLE_KEY: "service-role",
+    }).DB_DRIVER,
+    "supabase",
+  );
+  assert.equal(loadConfig({ DB_DRIVER: "pglite", DATABASE_URL: "postgres://127.0.0.1/x" }).DB_DRIVER, "pglite");
+  assert.equal(loadConfig({ PORT: "" }).PORT, 54321);
+});
+
+Deno.test("loadConfig() refuses malformed values, naming the variable and never the value", () => {
+  const cases: Record<string, string>[] = [
+    { PORT: "http" },
+    { PORT: "70000" },
+    { DB_DRIVER: "mysql" },
+    { DATABASE_URL: "mysql://secret-password@127.0.0.1/x" },
+    { DB_DRIVER: "postgres" },
+    { DB_DRIVER: "supabase" },
+    { UPSTASH_REDIS_REST_URL: "http://127.0.0.1:8079" },
+    { TRUSTED_PROXY_HOPS: "-1" },
+    { SCAN_ALLOWED_TARGETS: "127.0.0.1" },
+    { LOG_LEVEL: "loud" },
+    { WEBHOOK_SHARED_ACCOUNT_ID: "acct" },
+  ];
+  for (const env of cases) {
+    const [name, value] = Object.entries(env)[0];
+    assert.throws(() => loadConfig(env), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.ok(
+        error.message.includes(name) || (name === "DB_DRIVER" && /DATABASE_URL|SUPABASE_URL/.test(error.message)) ||
+          (name === "UPSTASH_REDIS_REST_URL" && error.message.includes("UPSTASH_REDIS_REST_TOKEN")),
+        error.message,
+      );
+      assert.equal(error.message.includes("secret-password"), false);
+      assert.equal(value !== "" && value.length > 8 && error.message.includes(value), false);
+      return true;
+    });
+  }
+});
+
+Deno.test("every configuration variable is documented in the README", async () => {
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  const names = Object.keys(EnvSchema.shape ?? (EnvSchema as unknown as { _def: { schema: { shape: object } } })._def.schema.shape);
+  assert.ok(names.length >= 20);
+  for (const name of names) assert.ok(readme.includes(`\`${name}\``), `README lacks ${name}`);
+});
