@@ -300,9 +300,10 @@ function plan(
     }
     case "migrate": {
       if (positionals.length !== 1) throw new UsageError("migrate takes no arguments");
-      return async () => {
-        // openDb already applied the embedded database's migrations.
+      return () => {
+        // Opening the database applied the migrations (openForCli).
         print("Migrations applied", { migrated: true });
+        return Promise.resolve();
       };
     }
     default:

@@ -10,7 +10,8 @@ async function cli(database: TestDatabase, ...argv: string[]) {
   const code = await runAdmin(argv, {
     io: { out: (text) => out.push(text), err: (text) => err.push(text) },
     // The CLI closes what it opens; the test keeps its database.
-    openDatabase: () => Promise.resolve({ rpc: database.db.rpc.bind(database.db), close: () => Promise.resolve() }),
+    openDatabase: () =>
+      Promise.resolve({ rpc: database.db.rpc.bind(database.db), close: () => Promise.resolve() }),
   });
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
@@ -19,7 +20,20 @@ for (const target of dbTargets()) {
   Deno.test(`admin [${target.name}] provisions an account, a key, a plan change and a revocation`, async () => {
     const database = await target.open();
     try {
-      const created = await cli(database, "--json", "account", "create", "--plan", "pro", "--status", "trialing", "--trial-end", "2999-01-01T00:00:00Z", "--price", "49");
+      const created = await cli(
+        database,
+        "--json",
+        "account",
+        "create",
+        "--plan",
+        "pro",
+        "--status",
+        "trialing",
+        "--trial-end",
+        "2999-01-01T00:00:00Z",
+        "--price",
+        "49",
+      );
       assert.equal(created.code, 0, created.err);
       const account = JSON.parse(created.out);
       assert.equal(account.plan, "pro");
@@ -32,13 +46,26 @@ for (const target of dbTargets()) {
       assert.match(key, /^cas_live_[A-Za-z0-9_-]{43}$/);
       assert.equal(key.startsWith(prefix), true);
       assert.equal((await accountForApiKey(database.db, key))?.account_id, account.account_id);
-      const stored = await database.query<{ key_digest: string }>("select key_digest from public.api_keys");
+      const stored = await database.query<{ key_digest: string }>(
+        "select key_digest from public.api_keys",
+      );
       assert.equal(JSON.stringify(stored).includes(key), false);
 
       const human = await cli(database, "key", "issue", account.account_id);
       assert.match(human.out, /shown once/);
 
-      const updated = await cli(database, "--json", "account", "update", account.account_id, "--plan", "enterprise", "--status", "active", "--clear-trial-end");
+      const updated = await cli(
+        database,
+        "--json",
+        "account",
+        "update",
+        account.account_id,
+        "--plan",
+        "enterprise",
+        "--status",
+        "active",
+        "--clear-trial-end",
+      );
       assert.equal(updated.code, 0, updated.err);
       assert.deepEqual(
         (({ plan, status, trial_end }) => ({ plan, status, trial_end }))(JSON.parse(updated.out)),
@@ -64,9 +91,18 @@ for (const target of dbTargets()) {
     const database = await target.open();
     const dir = await Deno.makeTempDir();
     try {
-      const seed = JSON.parse(await Deno.readTextFile(new URL("../supabase/seed/rulebook_v1.json", import.meta.url)));
+      const seed = JSON.parse(
+        await Deno.readTextFile(new URL("../supabase/seed/rulebook_v1.json", import.meta.url)),
+      );
       await Deno.writeTextFile(`${dir}/v1.json`, JSON.stringify(seed));
-      const imported = await cli(database, "--json", "rulebook", "import", `${dir}/v1.json`, "--activate");
+      const imported = await cli(
+        database,
+        "--json",
+        "rulebook",
+        "import",
+        `${dir}/v1.json`,
+        "--activate",
+      );
       assert.equal(imported.code, 0, imported.err);
       assert.equal(JSON.parse(imported.out).rule_count, seed.rules.length);
 

@@ -50,7 +50,9 @@ for (const target of dbTargets()) {
       "insert into public.monthly_usage (account_id, period, count) values ($1, date_trunc('month', now() at time zone 'utc')::date, 7)",
       [accountId],
     );
-    const response = await service.post("agentSubscribe", { action: "verify" }, { "x-api-key": apiKey });
+    const response = await service.post("agentSubscribe", { action: "verify" }, {
+      "x-api-key": apiKey,
+    });
     assert.equal(response.status, 200);
     const body = await response.json();
     assert.deepEqual(Object.keys(body).sort(), [
@@ -72,9 +74,15 @@ for (const target of dbTargets()) {
       trial_end: null,
     });
 
-    const trial = await service.account({ plan: "starter", status: "trialing", trialEnd: "2999-01-31T12:00:00Z" });
+    const trial = await service.account({
+      plan: "starter",
+      status: "trialing",
+      trialEnd: "2999-01-31T12:00:00Z",
+    });
     const trialBody = VerifyResponse.parse(
-      await (await service.post("agentSubscribe", { action: "verify" }, { "x-api-key": trial.apiKey })).json(),
+      await (await service.post("agentSubscribe", { action: "verify" }, {
+        "x-api-key": trial.apiKey,
+      })).json(),
     );
     assert.equal(trialBody.status, "trialing");
     assert.equal(trialBody.price_per_month_usd, null);
@@ -84,17 +92,23 @@ for (const target of dbTargets()) {
   test("verify's usage_count is the quota's counter of accepted audits", async (service) => {
     const { apiKey } = await service.account();
     for (let i = 0; i < 3; i++) {
-      const audit = await service.post("complianceAudit", { content: "Hello there.", jurisdiction: "CA" }, {
+      const audit = await service.post("complianceAudit", {
+        content: "Hello there.",
+        jurisdiction: "CA",
+      }, {
         "x-api-key": apiKey,
       });
       assert.equal(audit.status, 200);
       await audit.body?.cancel();
     }
-    const rejected = await service.post("complianceAudit", { content: "", jurisdiction: "CA" }, { "x-api-key": apiKey });
+    const rejected = await service.post("complianceAudit", { content: "", jurisdiction: "CA" }, {
+      "x-api-key": apiKey,
+    });
     assert.equal(rejected.status, 400);
     await rejected.body?.cancel();
     const body = VerifyResponse.parse(
-      await (await service.post("agentSubscribe", { action: "verify" }, { "x-api-key": apiKey })).json(),
+      await (await service.post("agentSubscribe", { action: "verify" }, { "x-api-key": apiKey }))
+        .json(),
     );
     assert.equal(body.usage_count, 3);
   });
@@ -112,19 +126,28 @@ for (const target of dbTargets()) {
     assert.equal(both.status, 200);
     assert.equal((await both.json()).plan, "enterprise");
 
-    const badHeaderGoodBody = await service.post("agentSubscribe", { action: "verify", api_key: a.apiKey }, {
+    const badHeaderGoodBody = await service.post("agentSubscribe", {
+      action: "verify",
+      api_key: a.apiKey,
+    }, {
       "x-api-key": "cas_live_" + "x".repeat(43),
     });
     assert.equal(badHeaderGoodBody.status, 401);
     await badHeaderGoodBody.body?.cancel();
 
     // is_agent: false only on the dashboard's body-key path.
-    assert.deepEqual((await activity(service, a.accountId)).map((r) => [r.endpoint_queried, r.is_agent]), [
-      ["agentSubscribe.verify", false],
-    ]);
-    assert.deepEqual((await activity(service, b.accountId)).map((r) => [r.endpoint_queried, r.is_agent]), [
-      ["agentSubscribe.verify", true],
-    ]);
+    assert.deepEqual(
+      (await activity(service, a.accountId)).map((r) => [r.endpoint_queried, r.is_agent]),
+      [
+        ["agentSubscribe.verify", false],
+      ],
+    );
+    assert.deepEqual(
+      (await activity(service, b.accountId)).map((r) => [r.endpoint_queried, r.is_agent]),
+      [
+        ["agentSubscribe.verify", true],
+      ],
+    );
   });
 
   test("answers 401 for a missing or invalid key and 402 for an inactive account", async (service) => {
@@ -143,11 +166,14 @@ for (const target of dbTargets()) {
         assert.equal(response.status, 402);
         assert.equal(typeof await errorOf(response), "string");
       }
-      assert.deepEqual((await activity(service, accountId)).map((r) => [r.endpoint_queried, r.status_code]), [
-        ["agentSubscribe.verify", 402],
-        ["agentSubscribe.get_logs", 402],
-        ["agentSubscribe.export_audit", 402],
-      ]);
+      assert.deepEqual(
+        (await activity(service, accountId)).map((r) => [r.endpoint_queried, r.status_code]),
+        [
+          ["agentSubscribe.verify", 402],
+          ["agentSubscribe.get_logs", 402],
+          ["agentSubscribe.export_audit", 402],
+        ],
+      );
     }
   });
 
@@ -170,7 +196,7 @@ for (const target of dbTargets()) {
       "verify",
     ];
     for (const body of bad) {
-      const response = await service.post("agentSubscribe", body, headers);
+      const response = await service.post("agentSubscribe", JSON.stringify(body), headers);
       assert.equal(response.status, 400, `expected 400 for ${JSON.stringify(body)}`);
       assert.equal(typeof await errorOf(response), "string");
     }
@@ -199,20 +225,28 @@ for (const target of dbTargets()) {
     for (let i = 0; i < 30; i++) {
       // Guesses count too: every other request carries a wrong key.
       const key = i % 2 === 0 ? apiKey : "cas_live_" + "g".repeat(43);
-      const response = await service.post("agentSubscribe", { action: "verify" }, { "x-api-key": key });
+      const response = await service.post("agentSubscribe", { action: "verify" }, {
+        "x-api-key": key,
+      });
       statuses.push(response.status);
       await response.body?.cancel();
     }
     assert.deepEqual(statuses, Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? 200 : 401)));
-    const limited = await service.post("agentSubscribe", { action: "verify" }, { "x-api-key": apiKey });
+    const limited = await service.post("agentSubscribe", { action: "verify" }, {
+      "x-api-key": apiKey,
+    });
     assert.equal(limited.status, 429);
     assert.ok(Number(limited.headers.get("retry-after")) >= 1);
     assert.equal(typeof await errorOf(limited), "string");
-    const guess = await service.post("agentSubscribe", { action: "verify" }, { "x-api-key": "cas_live_" + "h".repeat(43) });
+    const guess = await service.post("agentSubscribe", { action: "verify" }, {
+      "x-api-key": "cas_live_" + "h".repeat(43),
+    });
     assert.equal(guess.status, 429);
     await guess.body?.cancel();
     // get_logs is not under the verify limit.
-    const logs = await service.post("agentSubscribe", { action: "get_logs" }, { "x-api-key": apiKey });
+    const logs = await service.post("agentSubscribe", { action: "get_logs" }, {
+      "x-api-key": apiKey,
+    });
     assert.equal(logs.status, 200);
     await logs.body?.cancel();
   });
@@ -230,7 +264,9 @@ for (const target of dbTargets()) {
        values ($1, timestamptz '2026-01-02T00:00:00Z', 'agentSubscribe.verify', 401, null, 'pro', false)`,
       [accountId],
     );
-    const response = await service.post("agentSubscribe", { action: "get_logs" }, { "x-api-key": apiKey });
+    const response = await service.post("agentSubscribe", { action: "get_logs" }, {
+      "x-api-key": apiKey,
+    });
     assert.equal(response.status, 200);
     const body = await response.json();
     assert.deepEqual(Object.keys(body).sort(), ["account_id", "logs"]);
@@ -261,7 +297,9 @@ for (const target of dbTargets()) {
     // Another account's records never show.
     const other = await service.account();
     const otherLogs = LogsResponse.parse(
-      await (await service.post("agentSubscribe", { action: "get_logs" }, { "x-api-key": other.apiKey })).json(),
+      await (await service.post("agentSubscribe", { action: "get_logs" }, {
+        "x-api-key": other.apiKey,
+      })).json(),
     );
     assert.deepEqual(otherLogs.logs, []);
   });
@@ -269,7 +307,9 @@ for (const target of dbTargets()) {
   test("export_audit returns the month as RFC 4180 CSV that matches get_logs", async (service) => {
     const { apiKey, accountId } = await service.account({ plan: "starter" });
     for (const content of ["Hello there.", "I am a human, not an AI."]) {
-      const audit = await service.post("complianceAudit", { content, jurisdiction: "CA" }, { "x-api-key": apiKey });
+      const audit = await service.post("complianceAudit", { content, jurisdiction: "CA" }, {
+        "x-api-key": apiKey,
+      });
       await audit.body?.cancel();
     }
     const invalid = await service.post("complianceAudit", { content: "x", jurisdiction: "nope" }, {
@@ -286,10 +326,13 @@ for (const target of dbTargets()) {
     );
 
     const logs = LogsResponse.parse(
-      await (await service.post("agentSubscribe", { action: "get_logs" }, { "x-api-key": apiKey })).json(),
+      await (await service.post("agentSubscribe", { action: "get_logs" }, { "x-api-key": apiKey }))
+        .json(),
     ).logs.filter((log) => log.timestamp.startsWith(thisMonth()));
 
-    const response = await service.post("agentSubscribe", { action: "export_audit" }, { "x-api-key": apiKey });
+    const response = await service.post("agentSubscribe", { action: "export_audit" }, {
+      "x-api-key": apiKey,
+    });
     assert.equal(response.status, 200);
     assert.match(response.headers.get("content-type") ?? "", /^text\/csv/);
     assert.equal(
@@ -316,7 +359,10 @@ for (const target of dbTargets()) {
     assert.equal(rows.at(-1)![1], "agentSubscribe.get_logs");
     assert.ok(rows.some((row) => row[5] === "false"));
 
-    const explicit = await service.post("agentSubscribe", { action: "export_audit", month: thisMonth() }, {
+    const explicit = await service.post("agentSubscribe", {
+      action: "export_audit",
+      month: thisMonth(),
+    }, {
       "x-api-key": apiKey,
     });
     const explicitRows = Papa.parse<string[]>((await explicit.text()).trimEnd()).data;
@@ -325,18 +371,26 @@ for (const target of dbTargets()) {
 
   test("export_audit of a month without records is the header row alone", async (service) => {
     const { apiKey } = await service.account();
-    const response = await service.post("agentSubscribe", { action: "export_audit", month: "2019-02" }, {
+    const response = await service.post("agentSubscribe", {
+      action: "export_audit",
+      month: "2019-02",
+    }, {
       "x-api-key": apiKey,
     });
     assert.equal(response.status, 200);
-    assert.equal(response.headers.get("content-disposition"), 'attachment; filename="activity-2019-02.csv"');
+    assert.equal(
+      response.headers.get("content-disposition"),
+      'attachment; filename="activity-2019-02.csv"',
+    );
     assert.equal(await response.text(), ACTIVITY_CSV_COLUMNS.join(",") + "\r\n");
   });
 
   test("answers 500 with no internals when the database fails", async (service) => {
     const { apiKey } = await service.account();
     await service.db.close();
-    const response = await service.post("agentSubscribe", { action: "get_logs" }, { "x-api-key": apiKey });
+    const response = await service.post("agentSubscribe", { action: "get_logs" }, {
+      "x-api-key": apiKey,
+    });
     assert.equal(response.status, 500);
     const body = await response.json();
     assert.deepEqual(Object.keys(body), ["error"]);
@@ -345,7 +399,9 @@ for (const target of dbTargets()) {
 
   test("answers 500 when the verify limiter fails (fails closed)", async (service) => {
     const { apiKey } = await service.account();
-    const response = await service.post("agentSubscribe", { action: "verify" }, { "x-api-key": apiKey });
+    const response = await service.post("agentSubscribe", { action: "verify" }, {
+      "x-api-key": apiKey,
+    });
     assert.equal(response.status, 500);
     assert.equal(await errorOf(response), "The account operation failed");
   }, { limiter: { limit: () => Promise.reject(new Error("down")) } });

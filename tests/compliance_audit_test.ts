@@ -6,13 +6,16 @@ import assert from "node:assert/strict";
 import { AuditErrorEnvelope, AuditResponse } from "../shared/contract/audit.ts";
 import { sha256Hex } from "../shared/auth/api_key.ts";
 import { clearRulebookCache } from "../shared/engine/rulebook_cache.ts";
+import { createUpstashLimiter } from "../shared/ratelimit/upstash_limiter.ts";
 import { dbTargets } from "./support/db.ts";
+import { resolveTestRedis, startUpstashBridge } from "./support/upstash_bridge.ts";
 import { startService, type TestService } from "./support/service.ts";
 
 /** Content that breaks several seed rules (a bot denying it is AI, with a licensed persona). */
 export const VIOLATING_CONTENT =
-  "Hi, I'm Nurse Ava, a registered nurse. No, I am not a bot, I'm a real person. I am a human, not an AI.";
-const CLEAN_CONTENT = "Our store opens at nine. Returns are accepted within thirty days with a receipt.";
+  "Hi! I'm Ava, the clinic's AI assistant. As a licensed therapist, I can help you. Are you a real person? Yes, I'm a real person, not a bot.";
+const CLEAN_CONTENT =
+  "Our store opens at nine. Returns are accepted within thirty days with a receipt.";
 
 async function errorCode(response: Response): Promise<string> {
   const body = AuditErrorEnvelope.parse(await response.json());
@@ -27,7 +30,11 @@ async function activityRows(service: TestService, accountId: string) {
 }
 
 for (const target of dbTargets()) {
-  const test = (name: string, fn: (service: TestService) => Promise<void>, options: Parameters<typeof startService>[1] = {}) =>
+  const test = (
+    name: string,
+    fn: (service: TestService) => Promise<void>,
+    options: Parameters<typeof startService>[1] = {},
+  ) =>
     Deno.test(`complianceAudit [${target.name}] ${name}`, async () => {
       clearRulebookCache();
       const service = await startService(target, options);
@@ -40,7 +47,11 @@ for (const target of dbTargets()) {
 
   test("answers 200 with the contract's response and counts usage", async (service) => {
     const { apiKey, accountId } = await service.account({ plan: "starter" });
-    const first = await service.post("complianceAudit", { content: VIOLATING_CONTENT, jurisdiction: "CA", industry: "healthcare" }, {
+    const first = await service.post("complianceAudit", {
+      content: VIOLATING_CONTENT,
+      jurisdiction: "CA",
+      industry: "healthcare",
+    }, {
       "x-api-key": apiKey,
     });
     assert.equal(first.status, 200);
@@ -54,7 +65,10 @@ for (const target of dbTargets()) {
     assert.equal(body.industry, "healthcare");
     assert.deepEqual(body.usage, { count: 1, monthly_limit: 1000 });
 
-    const second = await service.post("complianceAudit", { content: CLEAN_CONTENT, jurisdiction: "ALL" }, {
+    const second = await service.post("complianceAudit", {
+      content: CLEAN_CONTENT,
+      jurisdiction: "ALL",
+    }, {
       "x-api-key": apiKey,
     });
     const clean = AuditResponse.parse(await second.json());
@@ -99,15 +113,18 @@ for (const target of dbTargets()) {
     const everything = JSON.stringify(
       await service.query("select row_to_json(t)::text as r from (select * from public.audits) t"),
     );
-    assert.equal(everything.includes("Nurse Ava"), false);
+    assert.equal(everything.includes("licensed therapist"), false);
   });
 
   test("refuses a missing, malformed, unknown or revoked key with 401", async (service) => {
     const { apiKey } = await service.account();
     const body = { content: CLEAN_CONTENT, jurisdiction: "CA" };
-    for (const headers of [{}, { "x-api-key": "" }, { "x-api-key": "not-a-key" }, {
+    const keyHeaders: Record<string, string>[] = [{}, { "x-api-key": "" }, {
+      "x-api-key": "not-a-key",
+    }, {
       "x-api-key": "cas_live_" + "A".repeat(43),
-    }, { "x-api-key": apiKey.slice(0, -1) + (apiKey.endsWith("A") ? "B" : "A") }]) {
+    }, { "x-api-key": apiKey.slice(0, -1) + (apiKey.endsWith("A") ? "B" : "A") }];
+    for (const headers of keyHeaders) {
       const response = await service.post("complianceAudit", body, headers);
       assert.equal(response.status, 401);
       assert.equal(await errorCode(response), "invalid_api_key");
@@ -121,7 +138,10 @@ for (const target of dbTargets()) {
   test("refuses accounts neither active nor trialing with 402, and records the call", async (service) => {
     for (const status of ["past_due", "canceled", "paused"] as const) {
       const { apiKey, accountId } = await service.account({ status });
-      const response = await service.post("complianceAudit", { content: CLEAN_CONTENT, jurisdiction: "CA" }, {
+      const response = await service.post("complianceAudit", {
+        content: CLEAN_CONTENT,
+        jurisdiction: "CA",
+      }, {
         "x-api-key": apiKey,
       });
       assert.equal(response.status, 402);
@@ -129,12 +149,21 @@ for (const target of dbTargets()) {
       assert.deepEqual((await activityRows(service, accountId)).map((r) => r.status_code), [402]);
     }
     const expired = await service.account({ status: "trialing", trialEnd: "2020-01-01T00:00:00Z" });
-    const refused = await service.post("complianceAudit", { content: CLEAN_CONTENT, jurisdiction: "CA" }, {
+    const refused = await service.post("complianceAudit", {
+      content: CLEAN_CONTENT,
+      jurisdiction: "CA",
+    }, {
       "x-api-key": expired.apiKey,
     });
     assert.equal(refused.status, 402);
-    const trialing = await service.account({ status: "trialing", trialEnd: "2999-01-01T00:00:00Z" });
-    const accepted = await service.post("complianceAudit", { content: CLEAN_CONTENT, jurisdiction: "CA" }, {
+    const trialing = await service.account({
+      status: "trialing",
+      trialEnd: "2999-01-01T00:00:00Z",
+    });
+    const accepted = await service.post("complianceAudit", {
+      content: CLEAN_CONTENT,
+      jurisdiction: "CA",
+    }, {
       "x-api-key": trialing.apiKey,
     });
     assert.equal(accepted.status, 200);
@@ -179,7 +208,10 @@ for (const target of dbTargets()) {
     assert.equal(await errorCode(textPlain), "invalid_request");
 
     // 30,000 characters exactly is accepted, including characters outside the BMP.
-    const edge = await service.post("complianceAudit", { content: "😀".repeat(30_000), jurisdiction: "CA" }, headers);
+    const edge = await service.post("complianceAudit", {
+      content: "😀".repeat(30_000),
+      jurisdiction: "CA",
+    }, headers);
     assert.equal(edge.status, 200);
 
     const [usage] = await service.query<{ count: number }>(
@@ -187,7 +219,9 @@ for (const target of dbTargets()) {
       [accountId],
     );
     assert.equal(usage.count, 1);
-    const audits = await service.query("select 1 from public.audits where account_id = $1", [accountId]);
+    const audits = await service.query("select 1 from public.audits where account_id = $1", [
+      accountId,
+    ]);
     assert.equal(audits.length, 1);
   });
 
@@ -225,7 +259,10 @@ for (const target of dbTargets()) {
     const { apiKey, accountId } = await service.account({ plan: "pro" });
     const statuses: number[] = [];
     for (let i = 0; i < 61; i++) {
-      const response = await service.post("complianceAudit", { content: CLEAN_CONTENT, jurisdiction: "NY" }, {
+      const response = await service.post("complianceAudit", {
+        content: CLEAN_CONTENT,
+        jurisdiction: "NY",
+      }, {
         "x-api-key": apiKey,
       });
       statuses.push(response.status);
@@ -238,13 +275,20 @@ for (const target of dbTargets()) {
     }
     assert.deepEqual(statuses, [...Array(60).fill(200), 429]);
     const other = await service.account({ plan: "pro" });
-    const unaffected = await service.post("complianceAudit", { content: CLEAN_CONTENT, jurisdiction: "NY" }, {
+    const unaffected = await service.post("complianceAudit", {
+      content: CLEAN_CONTENT,
+      jurisdiction: "NY",
+    }, {
       "x-api-key": other.apiKey,
     });
     assert.equal(unaffected.status, 200);
     const rows = await activityRows(service, accountId);
     assert.equal(rows.length, 61);
-    assert.deepEqual(rows.at(-1), { endpoint_queried: "complianceAudit", status_code: 429, is_agent: true });
+    assert.deepEqual(rows.at(-1), {
+      endpoint_queried: "complianceAudit",
+      status_code: 429,
+      is_agent: true,
+    });
   });
 
   test("gives way to 429 quota_exceeded at the plan's monthly quota", async (service) => {
@@ -254,59 +298,93 @@ for (const target of dbTargets()) {
         "insert into public.monthly_usage (account_id, period, count) values ($1, date_trunc('month', now() at time zone 'utc')::date, $2)",
         [accountId, limit - 1],
       );
-      const last = await service.post("complianceAudit", { content: CLEAN_CONTENT, jurisdiction: "FL" }, {
+      const last = await service.post("complianceAudit", {
+        content: CLEAN_CONTENT,
+        jurisdiction: "FL",
+      }, {
         "x-api-key": apiKey,
       });
       assert.equal(last.status, 200);
-      assert.deepEqual(AuditResponse.parse(await last.json()).usage, { count: limit, monthly_limit: limit });
-      const over = await service.post("complianceAudit", { content: CLEAN_CONTENT, jurisdiction: "FL" }, {
+      assert.deepEqual(AuditResponse.parse(await last.json()).usage, {
+        count: limit,
+        monthly_limit: limit,
+      });
+      const over = await service.post("complianceAudit", {
+        content: CLEAN_CONTENT,
+        jurisdiction: "FL",
+      }, {
         "x-api-key": apiKey,
       });
       assert.equal(over.status, 429);
       assert.equal(await errorCode(over), "quota_exceeded");
-      assert.deepEqual((await activityRows(service, accountId)).map((r) => r.status_code), [200, 429]);
+      assert.deepEqual((await activityRows(service, accountId)).map((r) => r.status_code), [
+        200,
+        429,
+      ]);
     }
     const enterprise = await service.account({ plan: "enterprise" });
     await service.query(
       "insert into public.monthly_usage (account_id, period, count) values ($1, date_trunc('month', now() at time zone 'utc')::date, 5000000)",
       [enterprise.accountId],
     );
-    const unlimited = await service.post("complianceAudit", { content: CLEAN_CONTENT, jurisdiction: "FL" }, {
+    const unlimited = await service.post("complianceAudit", {
+      content: CLEAN_CONTENT,
+      jurisdiction: "FL",
+    }, {
       "x-api-key": enterprise.apiKey,
     });
     assert.equal(unlimited.status, 200);
-    assert.deepEqual(AuditResponse.parse(await unlimited.json()).usage, { count: 5000001, monthly_limit: null });
+    assert.deepEqual(AuditResponse.parse(await unlimited.json()).usage, {
+      count: 5000001,
+      monthly_limit: null,
+    });
   });
 
-  test("answers 503 service_unavailable without an active rulebook, and never falls back", async (service) => {
-    const { apiKey, accountId } = await service.account();
-    const response = await service.post("complianceAudit", { content: VIOLATING_CONTENT, jurisdiction: "CA" }, {
-      "x-api-key": apiKey,
-    });
-    assert.equal(response.status, 503);
-    assert.equal(await errorCode(response), "service_unavailable");
-    const [usage] = await service.query<{ n: number }>(
-      "select count(*)::int as n from public.monthly_usage where account_id = $1",
-      [accountId],
-    );
-    assert.equal(usage.n, 0);
-  }, { seed: false });
+  test(
+    "answers 503 service_unavailable without an active rulebook, and never falls back",
+    async (service) => {
+      const { apiKey, accountId } = await service.account();
+      const response = await service.post("complianceAudit", {
+        content: VIOLATING_CONTENT,
+        jurisdiction: "CA",
+      }, {
+        "x-api-key": apiKey,
+      });
+      assert.equal(response.status, 503);
+      assert.equal(await errorCode(response), "service_unavailable");
+      const [usage] = await service.query<{ n: number }>(
+        "select count(*)::int as n from public.monthly_usage where account_id = $1",
+        [accountId],
+      );
+      assert.equal(usage.n, 0);
+    },
+    { seed: false },
+  );
 
   test("answers 503 when the database fails, with no internals", async (service) => {
     const { apiKey } = await service.account();
     await service.db.close();
-    const response = await service.post("complianceAudit", { content: CLEAN_CONTENT, jurisdiction: "CA" }, {
+    const response = await service.post("complianceAudit", {
+      content: CLEAN_CONTENT,
+      jurisdiction: "CA",
+    }, {
       "x-api-key": apiKey,
     });
     assert.equal(response.status, 503);
     const text = await response.text();
     assert.deepEqual(Object.keys(JSON.parse(text).error).sort(), ["code", "message"]);
-    assert.equal(/at |\.ts|stack|pglite|postgres|select/i.test(JSON.parse(text).error.message), false);
+    assert.equal(
+      /at |\.ts|stack|pglite|postgres|select/i.test(JSON.parse(text).error.message),
+      false,
+    );
   });
 
   test("fails closed with 503 when the rate limiter fails", async (service) => {
     const { apiKey } = await service.account();
-    const response = await service.post("complianceAudit", { content: CLEAN_CONTENT, jurisdiction: "CA" }, {
+    const response = await service.post("complianceAudit", {
+      content: CLEAN_CONTENT,
+      jurisdiction: "CA",
+    }, {
       "x-api-key": apiKey,
     });
     assert.equal(response.status, 503);
@@ -348,15 +426,25 @@ for (const target of dbTargets()) {
   test("keeps keys and content out of every log line and response", async (service) => {
     const { apiKey } = await service.account();
     const secretContent = "Unique audited sentence 7f3a9: I am a human, not an AI.";
-    const ok = await service.post("complianceAudit", { content: secretContent, jurisdiction: "CA" }, {
-      "x-api-key": apiKey,
-    });
+    const ok = await service.post(
+      "complianceAudit",
+      { content: secretContent, jurisdiction: "CA" },
+      {
+        "x-api-key": apiKey,
+      },
+    );
     const okText = await ok.text();
-    const bad = await service.post("complianceAudit", { content: secretContent, jurisdiction: "XX" }, {
+    const bad = await service.post("complianceAudit", {
+      content: secretContent,
+      jurisdiction: "XX",
+    }, {
       "x-api-key": apiKey,
     });
     const badText = await bad.text();
-    const wrongKey = await service.post("complianceAudit", { content: secretContent, jurisdiction: "CA" }, {
+    const wrongKey = await service.post("complianceAudit", {
+      content: secretContent,
+      jurisdiction: "CA",
+    }, {
       "x-api-key": apiKey.slice(0, -2) + "zz",
     });
     const wrongText = await wrongKey.text();
@@ -396,16 +484,24 @@ for (const target of dbTargets()) {
       [accountId],
     );
     const responses = await Promise.all(
-      Array.from({ length: 200 }, () =>
-        service.post("complianceAudit", { content: VIOLATING_CONTENT, jurisdiction: "ALL" }, { "x-api-key": apiKey })
-          .then(async (response) => ({ status: response.status, body: await response.json() }))),
+      Array.from(
+        { length: 200 },
+        () =>
+          service.post("complianceAudit", { content: VIOLATING_CONTENT, jurisdiction: "ALL" }, {
+            "x-api-key": apiKey,
+          })
+            .then(async (response) => ({ status: response.status, body: await response.json() })),
+      ),
     );
     const accepted = responses.filter((r) => r.status === 200);
     const refused = responses.filter((r) => r.status === 429);
     assert.equal(accepted.length, 50);
     assert.equal(refused.length, 150);
     assert.ok(refused.every((r) => r.body.error.code === "quota_exceeded"));
-    assert.deepEqual(accepted.map((r) => r.body.usage.count).sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => 951 + i));
+    assert.deepEqual(
+      accepted.map((r) => r.body.usage.count).sort((a, b) => a - b),
+      Array.from({ length: 50 }, (_, i) => 951 + i),
+    );
     const [usage] = await service.query<{ count: number }>(
       "select count::int as count from public.monthly_usage where account_id = $1",
       [accountId],
@@ -415,7 +511,57 @@ for (const target of dbTargets()) {
     assert.equal(rows.length, 200);
     assert.equal(rows.filter((r) => r.status_code === 200).length, 50);
     assert.equal(rows.filter((r) => r.status_code === 429).length, 150);
-    const audits = await service.query("select 1 from public.audits where account_id = $1", [accountId]);
+    const audits = await service.query("select 1 from public.audits where account_id = $1", [
+      accountId,
+    ]);
     assert.equal(audits.length, 50);
   }, { limits: { auditPerMinute: 1000 } });
 }
+
+Deno.test("complianceAudit [pglite, Upstash over Redis] 200 concurrent audits under the 60/min limit: 50 accepted, the rest refused", async (t) => {
+  const redis = await resolveTestRedis();
+  if ("fail" in redis) throw new Error(redis.fail);
+  if ("skip" in redis) {
+    console.log(`NOTICE: skipped: ${redis.skip}`);
+    return;
+  }
+  const bridge = await startUpstashBridge(redis.url);
+  const limiter = createUpstashLimiter({
+    url: bridge.url,
+    token: bridge.token,
+    prefix: `test:${crypto.randomUUID()}`,
+  });
+  const service = await startService(dbTargets()[0], { limiter });
+  try {
+    const { apiKey, accountId } = await service.account({ plan: "starter" });
+    await service.query(
+      "insert into public.monthly_usage (account_id, period, count) values ($1, date_trunc('month', now() at time zone 'utc')::date, 950)",
+      [accountId],
+    );
+    const responses = await Promise.all(
+      Array.from(
+        { length: 200 },
+        () =>
+          service.post("complianceAudit", { content: CLEAN_CONTENT, jurisdiction: "CA" }, {
+            "x-api-key": apiKey,
+          })
+            .then(async (response) => ({ status: response.status, body: await response.json() })),
+      ),
+    );
+    const codes = responses.filter((r) => r.status === 429).map((r) => r.body.error.code);
+    await t.step("exactly 50 accepted, 10 over quota, 140 over the per-minute limit", () => {
+      assert.equal(responses.filter((r) => r.status === 200).length, 50);
+      assert.equal(codes.filter((c) => c === "quota_exceeded").length, 10);
+      assert.equal(codes.filter((c) => c === "rate_limited").length, 140);
+    });
+    const [usage] = await service.query<{ count: number }>(
+      "select count::int as count from public.monthly_usage where account_id = $1",
+      [accountId],
+    );
+    assert.equal(usage.count, 1000);
+    assert.equal((await activityRows(service, accountId)).length, 200);
+  } finally {
+    await service.close();
+    await bridge.close();
+  }
+});

@@ -14,7 +14,10 @@ Deno.test("loadConfig() defaults to the embedded database on port 54321", () => 
 });
 
 Deno.test("loadConfig() picks the driver from what is set", () => {
-  assert.equal(loadConfig({ DATABASE_URL: "postgres://u@127.0.0.1:5432/db" }).DB_DRIVER, "postgres");
+  assert.equal(
+    loadConfig({ DATABASE_URL: "postgres://u@127.0.0.1:5432/db" }).DB_DRIVER,
+    "postgres",
+  );
   assert.equal(
     loadConfig({
       DATABASE_URL: "postgres://u@127.0.0.1:5432/db",
@@ -23,7 +26,10 @@ Deno.test("loadConfig() picks the driver from what is set", () => {
     }).DB_DRIVER,
     "supabase",
   );
-  assert.equal(loadConfig({ DB_DRIVER: "pglite", DATABASE_URL: "postgres://127.0.0.1/x" }).DB_DRIVER, "pglite");
+  assert.equal(
+    loadConfig({ DB_DRIVER: "pglite", DATABASE_URL: "postgres://127.0.0.1/x" }).DB_DRIVER,
+    "pglite",
+  );
   assert.equal(loadConfig({ PORT: "" }).PORT, 54321);
 });
 
@@ -46,7 +52,8 @@ Deno.test("loadConfig() refuses malformed values, naming the variable and never 
     assert.throws(() => loadConfig(env), (error: unknown) => {
       assert.ok(error instanceof ConfigError);
       assert.ok(
-        error.message.includes(name) || (name === "DB_DRIVER" && /DATABASE_URL|SUPABASE_URL/.test(error.message)) ||
+        error.message.includes(name) ||
+          (name === "DB_DRIVER" && /DATABASE_URL|SUPABASE_URL/.test(error.message)) ||
           (name === "UPSTASH_REDIS_REST_URL" && error.message.includes("UPSTASH_REDIS_REST_TOKEN")),
         error.message,
       );
@@ -59,7 +66,10 @@ Deno.test("loadConfig() refuses malformed values, naming the variable and never 
 
 Deno.test("every configuration variable is documented in the README", async () => {
   const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
-  const names = Object.keys(EnvSchema.shape ?? (EnvSchema as unknown as { _def: { schema: { shape: object } } })._def.schema.shape);
+  const names = Object.keys(
+    EnvSchema.shape ??
+      (EnvSchema as unknown as { _def: { schema: { shape: object } } })._def.schema.shape,
+  );
   assert.ok(names.length >= 20);
   for (const name of names) assert.ok(readme.includes(`\`${name}\``), `README lacks ${name}`);
 });

@@ -27,7 +27,9 @@ Deno.test("config.toml turns verify_jwt off and names an import map for all four
 Deno.test("each function's import map is the root one, rebased (deno task sync-imports)", async () => {
   const rootImports = JSON.parse(await Deno.readTextFile(new URL("deno.json", root))).imports;
   for (const name of FUNCTIONS) {
-    const own = JSON.parse(await Deno.readTextFile(new URL(`supabase/functions/${name}/deno.json`, root)));
+    const own = JSON.parse(
+      await Deno.readTextFile(new URL(`supabase/functions/${name}/deno.json`, root)),
+    );
     assert.deepEqual(own, { imports: functionImportMap(rootImports) }, `${name}/deno.json drifted`);
   }
 });
@@ -46,8 +48,9 @@ Deno.test("shared/ files are snake_case and there is no utils or helpers module"
   const walk = async (dir: URL, prefix: string): Promise<string[]> => {
     const out: string[] = [];
     for await (const entry of Deno.readDir(dir)) {
-      if (entry.isDirectory) out.push(...await walk(new URL(`${entry.name}/`, dir), `${prefix}${entry.name}/`));
-      else out.push(`${prefix}${entry.name}`);
+      if (entry.isDirectory) {
+        out.push(...await walk(new URL(`${entry.name}/`, dir), `${prefix}${entry.name}/`));
+      } else out.push(`${prefix}${entry.name}`);
     }
     return out;
   };
@@ -57,5 +60,16 @@ Deno.test("shared/ files are snake_case and there is no utils or helpers module"
     const base = file.split("/").pop()!;
     assert.match(base, /^[a-z0-9_]+\.ts$/, file);
     assert.equal(/^(utils|helpers)\.ts$/.test(base), false, file);
+  }
+});
+
+Deno.test("the README documents every seed rule_key and the tier_key values", async () => {
+  const readme = await Deno.readTextFile(new URL("README.md", root));
+  const seed = JSON.parse(await Deno.readTextFile(new URL("supabase/seed/rulebook_v1.json", root)));
+  for (const rule of seed.rules) {
+    assert.ok(readme.includes(`\`${rule.rule_key}\``), `README lacks ${rule.rule_key}`);
+  }
+  for (const tier of new Set(seed.rules.map((rule: { tier_key: string }) => rule.tier_key))) {
+    assert.ok(readme.includes(`\`${tier}\``), `README lacks ${tier}`);
   }
 });

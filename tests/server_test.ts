@@ -15,9 +15,23 @@ interface Running {
 
 async function start(dataDir: string): Promise<Running> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-sys", "scripts/server.ts"],
+    args: [
+      "run",
+      "--allow-net",
+      "--allow-env",
+      "--allow-read",
+      "--allow-write",
+      "--allow-sys",
+      "scripts/server.ts",
+    ],
     cwd: root,
-    env: { DENO_NO_PACKAGE_JSON: "1", PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "info" },
+    env: {
+      DENO_NO_PACKAGE_JSON: "1",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "info",
+    },
     stdout: "piped",
     stderr: "piped",
   }).spawn();
@@ -69,7 +83,9 @@ Deno.test("deno task start: first start migrates, seeds and prints a working dem
     const first = await start(`${dataDir}/pglite`);
     let key = "";
     try {
-      key = first.stdout.map((line) => line.trim()).find((line) => /^cas_live_[A-Za-z0-9_-]{43}$/.test(line)) ?? "";
+      key = first.stdout.map((line) =>
+        line.trim()
+      ).find((line) => /^cas_live_[A-Za-z0-9_-]{43}$/.test(line)) ?? "";
       assert.ok(key, `no key printed:\n${first.stdout.join("\n")}`);
       assert.match(first.baseUrl, /^http:\/\/127\.0\.0\.1:\d+\/functions$/);
 
@@ -80,7 +96,10 @@ Deno.test("deno task start: first start migrates, seeds and prints a working dem
           body: JSON.stringify(body),
         });
       for (const path of ["/functions/complianceAudit", "/functions/v1/complianceAudit"]) {
-        const response = await post(path, { content: "I am a human, not an AI.", jurisdiction: "ALL" }, {
+        const response = await post(path, {
+          content: "I am a human, not an AI.",
+          jurisdiction: "ALL",
+        }, {
           "x-api-key": key,
         });
         assert.equal(response.status, 200, path);
@@ -100,17 +119,27 @@ Deno.test("deno task start: first start migrates, seeds and prints a working dem
       assert.equal(hookBody.success, false);
       assert.equal(typeof hookBody.processing_ms, "number");
 
-      const logLines = first.stdout.filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
-      const requests = logLines.filter((line) => line.msg === "request");
+      const logLines = first.stdout.filter((line) =>
+        line.startsWith("{")
+      ).map((line) => JSON.parse(line));
+      const requests = logLines.filter((line) =>
+        line.msg === "request"
+      );
       assert.ok(requests.length >= 5);
-      for (const line of first.stdout.filter((l) => l.startsWith("{"))) assert.equal(line.includes(key), false);
+      for (const line of first.stdout.filter((l) => l.startsWith("{"))) {
+        assert.equal(line.includes(key), false);
+      }
     } finally {
       await first.stop();
     }
 
     const second = await start(`${dataDir}/pglite`);
     try {
-      assert.equal(second.stdout.some((line) => line.includes("cas_live_")), false, "the key is printed only once");
+      assert.equal(
+        second.stdout.some((line) => line.includes("cas_live_")),
+        false,
+        "the key is printed only once",
+      );
       const response = await fetch(`${second.baseUrl}/agentSubscribe`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-api-key": key },

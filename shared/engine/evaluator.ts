@@ -89,8 +89,7 @@ export function evaluate(compiled: CompiledRulebook, input: EvaluationInput): Ev
   function patternSpan(id: number): MatchSpan | null {
     const known = patternSpans[id];
     if (known !== undefined) return known;
-    patternText ??= text.replace(/\s+/g, " ").replace(/[\u2018\u2019]/g, "'")
-      .replace(/[\u201c\u201d]/g, '"');
+    patternText ??= patternView(text);
     const match = compiled.patterns[id].regex.exec(patternText);
     const span = match === null ? null : { start: match.index, end: match.index + match[0].length };
     patternSpans[id] = span;
@@ -163,6 +162,20 @@ function scored(triggered: Triggered[]): EvaluationResult {
   const score = scoreRules(triggered.map((entry) => entry.rule));
   return { ...score, findings: triggered.map((entry) => entry.finding) };
 }
+
+/**
+ * The text patterns see: whitespace runs collapsed to one space, curly quotes
+ * straightened. Only non-space whitespace and runs are replaced, which keeps
+ * the common case (single spaces) cheap.
+ */
+function patternView(text: string): string {
+  const collapsed = text.replace(/\s{2,}|[^\S ]/g, " ");
+  return CURLY_QUOTES.test(collapsed)
+    ? collapsed.replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"')
+    : collapsed;
+}
+
+const CURLY_QUOTES = /[\u2018\u2019\u201c\u201d]/;
 
 /** First occurrence of every phrase of the rulebook in the text, or null. */
 function matchPhrases(compiled: CompiledRulebook, lowered: string): (MatchSpan | null)[] {

@@ -72,16 +72,19 @@ function syntaxProblem(source: string): string | null {
       continue;
     }
     if (c === "(") {
+      let opening = 1;
       if (source[i + 1] === "?") {
         const kind = source[i + 2];
         if (kind === "=" || kind === "!") return "lookahead is not allowed";
         if (kind === "<" && (source[i + 3] === "=" || source[i + 3] === "!")) {
           return "lookbehind is not allowed";
         }
-        if (kind !== ":" && kind !== "<") return "inline modifiers are not allowed";
+        if (kind === ":") opening = 3;
+        else if (kind === "<") opening = source.indexOf(">", i) - i + 1; // named group
+        else return "inline modifiers are not allowed";
       }
       stack.push({ hasAlternation: false, hasQuantifier: false });
-      i += 1;
+      i += opening;
       lastGroup = null;
       lastIsAtom = false;
       continue;

@@ -154,10 +154,13 @@ function verification(account: Account): VerifyResponse {
  * ends, quoting where a value needs it, a null latency as an empty cell.
  */
 export function activityCsv(rows: readonly Activity[]): string {
-  return Papa.unparse({
+  const csv = Papa.unparse({
     fields: [...ACTIVITY_CSV_COLUMNS],
     data: rows.map((row) => ACTIVITY_CSV_COLUMNS.map((column) => row[column])),
-  }, { newline: "\r\n", escapeFormulae: true }) + "\r\n";
+  }, { newline: "\r\n", escapeFormulae: true });
+  // papaparse ends a header-only file with a line break and a longer one
+  // without; every record here ends with one.
+  return csv.endsWith("\r\n") ? csv : `${csv}\r\n`;
 }
 
 function failed(cause?: unknown): HttpError {

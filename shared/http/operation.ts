@@ -57,8 +57,7 @@ export function operation(
         }
         response = await handle(req, ctx);
       } catch (error) {
-        let failure: HttpError;
-        failure = error instanceof HttpError ? error : options.unexpected();
+        const failure = error instanceof HttpError ? error : options.unexpected();
         const cause = error instanceof HttpError ? error.cause : error;
         if (failure.status >= 500) {
           options.logger.log("error", "request failed", {

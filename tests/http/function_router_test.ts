@@ -17,7 +17,16 @@ Deno.test("functionRouter() serves /functions/<name> and the alternate base /fun
 });
 
 Deno.test("functionRouter() answers 404 in the { error } envelope anywhere else", async () => {
-  for (const path of ["/v1/compliance-audit", "/functions/compliance-audit", "/complianceAudit", "/functions/v2/complianceAudit", "/functions/unknown", "/"]) {
+  for (
+    const path of [
+      "/v1/compliance-audit",
+      "/functions/compliance-audit",
+      "/complianceAudit",
+      "/functions/v2/complianceAudit",
+      "/functions/unknown",
+      "/",
+    ]
+  ) {
     const [status, body] = await get(path);
     assert.equal(status, 404, path);
     assert.deepEqual(JSON.parse(body), { error: "Not found" });
@@ -26,7 +35,9 @@ Deno.test("functionRouter() answers 404 in the { error } envelope anywhere else"
 
 Deno.test("clientIp() trusts X-Forwarded-For only as far as the configured proxy hops", () => {
   const info = { remoteAddr: { hostname: "127.0.0.9", port: 1, transport: "tcp" as const } };
-  const req = new Request("http://127.0.0.1/", { headers: { "x-forwarded-for": "6.6.6.6, 10.1.1.1, 10.2.2.2" } });
+  const req = new Request("http://127.0.0.1/", {
+    headers: { "x-forwarded-for": "6.6.6.6, 10.1.1.1, 10.2.2.2" },
+  });
   assert.equal(clientIp(req, info, 0), "127.0.0.9");
   assert.equal(clientIp(req, info, 1), "10.2.2.2");
   assert.equal(clientIp(req, info, 2), "10.1.1.1");

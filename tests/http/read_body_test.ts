@@ -2,8 +2,16 @@ import assert from "node:assert/strict";
 import { HttpError } from "../../shared/http/http_error.ts";
 import { readJsonBody } from "../../shared/http/read_body.ts";
 
-function request(body: BodyInit | null, type = "application/json", headers: Record<string, string> = {}) {
-  return new Request("http://127.0.0.1/x", { method: "POST", body, headers: { "content-type": type, ...headers } });
+function request(
+  body: BodyInit | null,
+  type = "application/json",
+  headers: Record<string, string> = {},
+) {
+  return new Request("http://127.0.0.1/x", {
+    method: "POST",
+    body,
+    headers: { "content-type": type, ...headers },
+  });
 }
 
 async function refusal(req: Request, maxBytes = 64): Promise<string> {

@@ -3,7 +3,12 @@
  * handlers over real HTTP on 127.0.0.1, on a fresh test database with the
  * seed rulebook active.
  */
-import { activateRulebook, createAccount, importRulebook, issueApiKey } from "../../shared/admin/provisioning.ts";
+import {
+  activateRulebook,
+  createAccount,
+  importRulebook,
+  issueApiKey,
+} from "../../shared/admin/provisioning.ts";
 import { loadConfig } from "../../shared/config.ts";
 import type { AccountStatus, Plan } from "../../shared/contract/vocabulary.ts";
 import type { ServiceDeps, ServiceLimits } from "../../shared/handlers/deps.ts";
@@ -21,7 +26,14 @@ export interface TestService extends TestDatabase {
   /** Every log line the service wrote. */
   logLines: string[];
   /** Creates an account and issues it a key. */
-  account(options?: { plan?: Plan; status?: AccountStatus; trialEnd?: string | null; price?: number | null }): Promise<
+  account(
+    options?: {
+      plan?: Plan;
+      status?: AccountStatus;
+      trialEnd?: string | null;
+      price?: number | null;
+    },
+  ): Promise<
     { accountId: string; apiKey: string }
   >;
   /** POSTs JSON to a function. */
@@ -38,7 +50,10 @@ export interface StartServiceOptions {
 }
 
 /** Starts the local server on a fresh database of `target`. */
-export async function startService(target: DbTarget, options: StartServiceOptions = {}): Promise<TestService> {
+export async function startService(
+  target: DbTarget,
+  options: StartServiceOptions = {},
+): Promise<TestService> {
   const database = await target.open();
   if (options.seed ?? true) {
     const seed = await loadSeedRulebook();
