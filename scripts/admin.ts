@@ -12,12 +12,13 @@ import {
   revokeApiKey,
   updateAccount,
 } from "../shared/admin/provisioning.ts";
-import { type Config, ConfigError, loadConfig, processEnv } from "../shared/config.ts";
+import type { Config } from "../shared/config.ts";
 import { ACCOUNT_STATUSES, PLANS } from "../shared/contract/vocabulary.ts";
 import { type Db, DbError } from "../shared/db/db.ts";
 import { migrate } from "../shared/db/migrate.ts";
 import { openDb } from "../shared/db/open_db.ts";
 import { RulebookError } from "../shared/engine/rulebook_validation.ts";
+import { processConfig } from "./process_config.ts";
 
 export const USAGE = `Usage: deno task admin [--json] <command> [options]
 
@@ -337,16 +338,7 @@ async function openForCli(config: Config, command: string | undefined): Promise<
 }
 
 async function main(): Promise<number> {
-  let config: Config;
-  try {
-    config = loadConfig(processEnv());
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      return 2;
-    }
-    throw error;
-  }
+  const config = processConfig();
   const argv = Deno.args;
   return await runAdmin(argv, {
     io: { out: (text) => console.log(text), err: (text) => console.error(text) },

@@ -3,7 +3,7 @@
  * database by default. Run: npm start (deno task start).
  */
 import { firstStart } from "../shared/admin/first_start.ts";
-import { type Config, ConfigError, loadConfig, processEnv } from "../shared/config.ts";
+import type { Config } from "../shared/config.ts";
 import type { Db } from "../shared/db/db.ts";
 import { openDb } from "../shared/db/open_db.ts";
 import { agentSubscribe } from "../shared/handlers/agent_subscribe.ts";
@@ -15,6 +15,7 @@ import { functionRouter } from "../shared/http/function_router.ts";
 import type { Handler } from "../shared/http/operation.ts";
 import { createLogger } from "../shared/log/logger.ts";
 import { serviceDeps } from "../shared/service_deps.ts";
+import { processConfig } from "./process_config.ts";
 
 /** The four operations behind their routes. */
 export function localHandler(deps: ServiceDeps): Handler {
@@ -61,16 +62,7 @@ export function serveLocal(
 }
 
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig(processEnv());
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      Deno.exit(2);
-    }
-    throw error;
-  }
+  const config = processConfig();
   const logger = createLogger({ level: config.LOG_LEVEL });
   const db = await openDb(config);
   if (config.DB_DRIVER === "pglite") {

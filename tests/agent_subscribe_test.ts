@@ -12,7 +12,7 @@ import {
 } from "../shared/contract/account.ts";
 import { activityCsv } from "../shared/handlers/agent_subscribe.ts";
 import { dbTargets } from "./support/db.ts";
-import { startService, type TestService } from "./support/service.ts";
+import { serviceTest, type TestService } from "./support/service.ts";
 
 async function errorOf(response: Response): Promise<string> {
   return AccountErrorEnvelope.parse(await response.json()).error;
@@ -30,19 +30,7 @@ function thisMonth(): string {
 }
 
 for (const target of dbTargets()) {
-  const test = (
-    name: string,
-    fn: (service: TestService) => Promise<void>,
-    options: Parameters<typeof startService>[1] = {},
-  ) =>
-    Deno.test(`agentSubscribe [${target.name}] ${name}`, async () => {
-      const service = await startService(target, options);
-      try {
-        await fn(service);
-      } finally {
-        await service.close();
-      }
-    });
+  const test = serviceTest("agentSubscribe", target);
 
   test("verify returns exactly the verification fields", async (service) => {
     const { apiKey, accountId } = await service.account({ plan: "pro", price: 99 });

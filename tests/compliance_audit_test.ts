@@ -5,11 +5,10 @@
 import assert from "node:assert/strict";
 import { AuditErrorEnvelope, AuditResponse } from "../shared/contract/audit.ts";
 import { sha256Hex } from "../shared/auth/api_key.ts";
-import { clearRulebookCache } from "../shared/engine/rulebook_cache.ts";
 import { createUpstashLimiter } from "../shared/ratelimit/upstash_limiter.ts";
 import { dbTargets } from "./support/db.ts";
 import { resolveTestRedis, startUpstashBridge } from "./support/upstash_bridge.ts";
-import { startService, type TestService } from "./support/service.ts";
+import { serviceTest, startService, type TestService } from "./support/service.ts";
 
 /** Content that breaks several seed rules (a bot denying it is AI, with a licensed persona). */
 export const VIOLATING_CONTENT =
@@ -30,20 +29,7 @@ async function activityRows(service: TestService, accountId: string) {
 }
 
 for (const target of dbTargets()) {
-  const test = (
-    name: string,
-    fn: (service: TestService) => Promise<void>,
-    options: Parameters<typeof startService>[1] = {},
-  ) =>
-    Deno.test(`complianceAudit [${target.name}] ${name}`, async () => {
-      clearRulebookCache();
-      const service = await startService(target, options);
-      try {
-        await fn(service);
-      } finally {
-        await service.close();
-      }
-    });
+  const test = serviceTest("complianceAudit", target);
 
   test("answers 200 with the contract's response and counts usage", async (service) => {
     const { apiKey, accountId } = await service.account({ plan: "starter" });
@@ -478,21 +464,7 @@ for (const target of dbTargets()) {
   });
 
   test("200 concurrent audits at 50 calls of quota left: exactly 50 accepted", async (service) => {
-    const { apiKey, accountId } = await service.account({ plan: "starter" });
-    await service.query(
-      "insert into public.monthly_usage (account_id, period, count) values ($1, date_trunc('month', now() at time zone 'utc')::date, 950)",
-      [accountId],
-    );
-    const responses = await Promise.all(
-      Array.from(
-        { length: 200 },
-        () =>
-          service.post("complianceAudit", { content: VIOLATING_CONTENT, jurisdiction: "ALL" }, {
-            "x-api-key": apiKey,
-          })
-            .then(async (response) => ({ status: response.status, body: await response.json() })),
-      ),
-    );
+    const { responses, accountId } = await concurrentAuditsAtQuotaEdge(service);
     const accepted = responses.filter((r) => r.status === 200);
     const refused = responses.filter((r) => r.status === 429);
     assert.equal(accepted.length, 50);
@@ -502,13 +474,7 @@ for (const target of dbTargets()) {
       accepted.map((r) => r.body.usage.count).sort((a, b) => a - b),
       Array.from({ length: 50 }, (_, i) => 951 + i),
     );
-    const [usage] = await service.query<{ count: number }>(
-      "select count::int as count from public.monthly_usage where account_id = $1",
-      [accountId],
-    );
-    assert.equal(usage.count, 1000);
     const rows = await activityRows(service, accountId);
-    assert.equal(rows.length, 200);
     assert.equal(rows.filter((r) => r.status_code === 200).length, 50);
     assert.equal(rows.filter((r) => r.status_code === 429).length, 150);
     const audits = await service.query("select 1 from public.audits where account_id = $1", [
@@ -518,7 +484,36 @@ for (const target of dbTargets()) {
   }, { limits: { auditPerMinute: 1000 } });
 }
 
-Deno.test("complianceAudit [pglite, Upstash over Redis] 200 concurrent audits under the 60/min limit: 50 accepted, the rest refused", async (t) => {
+/**
+ * Fires 200 concurrent audits at a starter account with 50 calls of quota
+ * left and checks what must hold whatever refused the rest: usage exactly at
+ * the limit and one activity record per request.
+ */
+async function concurrentAuditsAtQuotaEdge(service: TestService) {
+  const { apiKey, accountId } = await service.account({ plan: "starter" });
+  await service.query(
+    "insert into public.monthly_usage (account_id, period, count) values ($1, date_trunc('month', now() at time zone 'utc')::date, 950)",
+    [accountId],
+  );
+  const responses = await Promise.all(
+    Array.from({ length: 200 }, async () => {
+      const response = await service.post("complianceAudit", {
+        content: VIOLATING_CONTENT,
+        jurisdiction: "ALL",
+      }, { "x-api-key": apiKey });
+      return { status: response.status, body: await response.json() };
+    }),
+  );
+  const [usage] = await service.query<{ count: number }>(
+    "select count::int as count from public.monthly_usage where account_id = $1",
+    [accountId],
+  );
+  assert.equal(usage.count, 1000);
+  assert.equal((await activityRows(service, accountId)).length, 200);
+  return { responses, accountId };
+}
+
+Deno.test("complianceAudit [pglite, Upstash over Redis] 200 concurrent audits under the 60/min limit: 50 accepted, the rest refused", async () => {
   const redis = await resolveTestRedis();
   if ("fail" in redis) throw new Error(redis.fail);
   if ("skip" in redis) {
@@ -533,33 +528,11 @@ Deno.test("complianceAudit [pglite, Upstash over Redis] 200 concurrent audits un
   });
   const service = await startService(dbTargets()[0], { limiter });
   try {
-    const { apiKey, accountId } = await service.account({ plan: "starter" });
-    await service.query(
-      "insert into public.monthly_usage (account_id, period, count) values ($1, date_trunc('month', now() at time zone 'utc')::date, 950)",
-      [accountId],
-    );
-    const responses = await Promise.all(
-      Array.from(
-        { length: 200 },
-        () =>
-          service.post("complianceAudit", { content: CLEAN_CONTENT, jurisdiction: "CA" }, {
-            "x-api-key": apiKey,
-          })
-            .then(async (response) => ({ status: response.status, body: await response.json() })),
-      ),
-    );
+    const { responses } = await concurrentAuditsAtQuotaEdge(service);
     const codes = responses.filter((r) => r.status === 429).map((r) => r.body.error.code);
-    await t.step("exactly 50 accepted, 10 over quota, 140 over the per-minute limit", () => {
-      assert.equal(responses.filter((r) => r.status === 200).length, 50);
-      assert.equal(codes.filter((c) => c === "quota_exceeded").length, 10);
-      assert.equal(codes.filter((c) => c === "rate_limited").length, 140);
-    });
-    const [usage] = await service.query<{ count: number }>(
-      "select count::int as count from public.monthly_usage where account_id = $1",
-      [accountId],
-    );
-    assert.equal(usage.count, 1000);
-    assert.equal((await activityRows(service, accountId)).length, 200);
+    assert.equal(responses.filter((r) => r.status === 200).length, 50);
+    assert.equal(codes.filter((c) => c === "quota_exceeded").length, 10);
+    assert.equal(codes.filter((c) => c === "rate_limited").length, 140);
   } finally {
     await service.close();
     await bridge.close();

@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { Account } from "../auth/account.ts";
 import { generateApiKey } from "../auth/api_key.ts";
-import { ACCOUNT_STATUSES, type AccountStatus, type Plan, PLANS } from "../contract/vocabulary.ts";
+import type { AccountStatus, Plan } from "../contract/vocabulary.ts";
 import type { Db } from "../db/db.ts";
 import type { Rulebook } from "../engine/rulebook_schema.ts";
 import { validateRulebook } from "../engine/rulebook_validation.ts";
@@ -12,15 +13,8 @@ import { validateRulebook } from "../engine/rulebook_validation.ts";
 
 const Timestamp = z.iso.datetime({ offset: true });
 
-/** An account as the admin RPCs return it. */
-export const AdminAccount = z.object({
-  account_id: z.uuid(),
-  plan: z.enum(PLANS),
-  status: z.enum(ACCOUNT_STATUSES),
-  billing_interval: z.literal("month"),
-  price_per_month_usd: z.number().nullable(),
-  trial_end: z.string().nullable(),
-}).passthrough();
+/** An account as the admin RPCs return it: the lookup's fields, without usage. */
+export const AdminAccount = Account.omit({ monthly_limit: true, usage_count: true }).passthrough();
 export type AdminAccount = z.infer<typeof AdminAccount>;
 
 /** Fields of a new account. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HTTP_URL_PATTERN, INDUSTRIES, JURISDICTIONS, PLANS, VERDICTS } from "./vocabulary.ts";
+import { HTTP_URL_PATTERN, INDUSTRIES, JURISDICTIONS, VERDICTS } from "./vocabulary.ts";
 
 /** Longest content accepted, in characters (Unicode code points). */
 export const MAX_CONTENT_CHARS = 30_000;
@@ -63,9 +63,6 @@ export const AuditErrorEnvelope = z.strictObject({
     message: z.string(),
   }),
 });
-
-/** Plans whose monthly quota is unlimited have a null limit. */
-export const PlanName = z.enum(PLANS);
 
 function codePoints(s: string): number {
   let n = 0;

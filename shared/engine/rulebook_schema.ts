@@ -18,25 +18,12 @@
  * @module
  */
 import { z } from "zod";
+import { INDUSTRIES, JURISDICTIONS } from "../contract/vocabulary.ts";
 
 /** Surfaces a rule can apply to. */
 export const SURFACES = ["content", "website", "transcript"] as const;
-/** Jurisdictions of the contract; "ALL" marks a cross-state rule. */
-export const JURISDICTIONS = [
-  "TN",
-  "CA",
-  "TX",
-  "CO",
-  "NY",
-  "FL",
-  "MA",
-  "AZ",
-  "UT",
-  "OR",
-  "ALL",
-] as const;
-/** Industries of the contract; an empty list on a rule means every industry. */
-export const INDUSTRIES = ["healthcare", "fintech", "media", "hr", "retail", "legaltech"] as const;
+/** Jurisdictions and industries are the contract's (an empty list on a rule means every industry). */
+export { INDUSTRIES, JURISDICTIONS };
 /** Penalty tiers, most severe first (see the module documentation). */
 export const TIER_KEYS = [
   "tier1_severe",

@@ -1,4 +1,5 @@
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { perPolicy } from "./per_policy.ts";
 import { assertLimitArguments } from "./limit_arguments.ts";
 import { LimiterUnavailableError } from "./limiter_unavailable_error.ts";
 import type { LimitResult, RateLimiter } from "./rate_limiter.ts";
@@ -10,18 +11,10 @@ import type { LimitResult, RateLimiter } from "./rate_limiter.ts";
  * share it.
  */
 export function createMemoryLimiter(): RateLimiter {
-  // One RateLimiterMemory per (max, windowSeconds): each has its own storage,
-  // so two policies never share a counter.
-  const limiters = new Map<string, RateLimiterMemory>();
-  const limiterFor = (max: number, windowSeconds: number): RateLimiterMemory => {
-    const id = `${max}:${windowSeconds}`;
-    let limiter = limiters.get(id);
-    if (!limiter) {
-      limiter = new RateLimiterMemory({ points: max, duration: windowSeconds });
-      limiters.set(id, limiter);
-    }
-    return limiter;
-  };
+  // One RateLimiterMemory, with its own storage, per policy.
+  const limiterFor = perPolicy((max, windowSeconds) =>
+    new RateLimiterMemory({ points: max, duration: windowSeconds })
+  );
 
   return {
     async limit(key: string, max: number, windowSeconds: number): Promise<LimitResult> {

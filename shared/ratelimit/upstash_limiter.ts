@@ -1,5 +1,6 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
+import { perPolicy } from "./per_policy.ts";
 import { assertLimitArguments } from "./limit_arguments.ts";
 import { LimiterUnavailableError } from "./limiter_unavailable_error.ts";
 import type { LimitResult, RateLimiter } from "./rate_limiter.ts";
@@ -64,25 +65,18 @@ export function createUpstashLimiter(options: UpstashLimiterOptions): RateLimite
 
   // One Ratelimit per (max, windowSeconds), created on first use. The pair is
   // part of the Redis key, so two policies never share a counter.
-  const limiters = new Map<string, Ratelimit>();
-  const limiterFor = (max: number, windowSeconds: number): Ratelimit => {
-    const id = `${max}:${windowSeconds}`;
-    let limiter = limiters.get(id);
-    if (!limiter) {
-      limiter = new Ratelimit({
-        redis,
-        limiter: Ratelimit.slidingWindow(max, `${windowSeconds} s`),
-        prefix: `${prefix}:${id}`,
-        timeout: 0,
-        ephemeralCache: false,
-        analytics: false,
-        enableProtection: false,
-        dynamicLimits: false,
-      });
-      limiters.set(id, limiter);
-    }
-    return limiter;
-  };
+  const limiterFor = perPolicy((max, windowSeconds) =>
+    new Ratelimit({
+      redis,
+      limiter: Ratelimit.slidingWindow(max, `${windowSeconds} s`),
+      prefix: `${prefix}:${max}:${windowSeconds}`,
+      timeout: 0,
+      ephemeralCache: false,
+      analytics: false,
+      enableProtection: false,
+      dynamicLimits: false,
+    })
+  );
 
   return {
     async limit(key: string, max: number, windowSeconds: number): Promise<LimitResult> {

@@ -15,6 +15,7 @@ import type { ServiceDeps, ServiceLimits } from "../../shared/handlers/deps.ts";
 import { createLogger } from "../../shared/log/logger.ts";
 import { createMemoryLimiter } from "../../shared/ratelimit/memory_limiter.ts";
 import type { RateLimiter } from "../../shared/ratelimit/rate_limiter.ts";
+import { clearRulebookCache } from "../../shared/engine/rulebook_cache.ts";
 import { loadSeedRulebook } from "../../shared/engine/seed_rulebook.ts";
 import { serveLocal } from "../../scripts/server.ts";
 import type { DbTarget, TestDatabase } from "./db.ts";
@@ -98,4 +99,25 @@ export async function startService(
       await database.close().catch(() => {});
     },
   };
+}
+
+/**
+ * A `Deno.test` registrar for one suite on one target: each test gets its
+ * own service on a fresh database, closed afterwards.
+ */
+export function serviceTest(suite: string, target: DbTarget) {
+  return (
+    name: string,
+    fn: (service: TestService) => Promise<void>,
+    options: StartServiceOptions = {},
+  ) =>
+    Deno.test(`${suite} [${target.name}] ${name}`, async () => {
+      clearRulebookCache();
+      const service = await startService(target, options);
+      try {
+        await fn(service);
+      } finally {
+        await service.close();
+      }
+    });
 }
