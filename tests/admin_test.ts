@@ -184,3 +184,57 @@ Deno.test("deno task admin --help and a failing command exit as documented", asy
   assert.equal(badEnv.code, 2);
   assert.match(new TextDecoder().decode(badEnv.stderr), /PORT/);
 });
+
+Deno.test("deno task admin provisions against DATA_DIR and against DATABASE_URL as a real command", async () => {
+  const deno = Deno.execPath();
+  const run = async (args: string[], env: Record<string, string>) => {
+    const output = await new Deno.Command(deno, {
+      args: ["run", "--allow-all", "scripts/admin.ts", "--json", ...args],
+      cwd: new URL("../", import.meta.url).pathname,
+      env: { DENO_NO_PACKAGE_JSON: "1", ...env },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stdout = new TextDecoder().decode(output.stdout);
+    assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+    return JSON.parse(stdout);
+  };
+  const environments: Array<{ env: Record<string, string>; cleanup: () => Promise<void> }> = [];
+  const dir = await Deno.makeTempDir({ prefix: "cas-admin-" });
+  environments.push({
+    env: { DATA_DIR: `${dir}/pglite` },
+    cleanup: () => Deno.remove(dir, { recursive: true }),
+  });
+  const serverUrl = Deno.env.get("TEST_DATABASE_URL");
+  if (serverUrl) {
+    const postgres = (await import("postgres")).default;
+    const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+    const name = `cas_test_admin_${crypto.randomUUID().replaceAll("-", "")}`;
+    await admin.unsafe(`create database ${name}`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    environments.push({
+      env: { DATABASE_URL: url.href },
+      cleanup: async () => {
+        await admin.unsafe(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      },
+    });
+  }
+  try {
+    for (const { env } of environments) {
+      assert.deepEqual(await run(["migrate"], env), { migrated: true });
+      const account = await run(
+        ["account", "create", "--plan", "starter", "--status", "active"],
+        env,
+      );
+      const key = await run(["key", "issue", account.account_id], env);
+      assert.match(key.api_key, /^cas_live_/);
+      const shown = await run(["account", "show", account.account_id], env);
+      assert.equal(shown.plan, "starter");
+      assert.equal(JSON.stringify(shown).includes(key.api_key), false);
+    }
+  } finally {
+    for (const { cleanup } of environments) await cleanup();
+  }
+});

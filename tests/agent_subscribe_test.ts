@@ -394,6 +394,32 @@ for (const target of dbTargets()) {
     assert.equal(await errorOf(response), "The account operation failed");
   }, { limiter: { limit: () => Promise.reject(new Error("down")) } });
 
+  test("a failing activity write neither fails nor changes the answer", async (service) => {
+    const { apiKey } = await service.account({ plan: "pro" });
+    for (const action of ["verify", "get_logs", "export_audit"]) {
+      const response = await service.post("agentSubscribe", { action }, { "x-api-key": apiKey });
+      assert.equal(response.status, 200, action);
+      await response.body?.cancel();
+    }
+    const audit = await service.post("complianceAudit", { content: "x", jurisdiction: "XX" }, {
+      "x-api-key": apiKey,
+    });
+    assert.equal(audit.status, 400);
+    await audit.body?.cancel();
+    const warnings = service.logLines.map((line) => JSON.parse(line)).filter((line) =>
+      line.msg === "activity record not written"
+    );
+    assert.equal(warnings.length, 4);
+  }, {
+    wrapDb: (db) => ({
+      rpc: (name, args) =>
+        name === "activity_record"
+          ? Promise.reject(new Error("activity store down"))
+          : db.rpc(name, args),
+      close: () => db.close(),
+    }),
+  });
+
   test("keeps keys out of responses and logs", async (service) => {
     const { apiKey } = await service.account();
     const responses = await Promise.all([

@@ -11,6 +11,7 @@ import {
 } from "../../shared/admin/provisioning.ts";
 import { loadConfig } from "../../shared/config.ts";
 import type { AccountStatus, Plan } from "../../shared/contract/vocabulary.ts";
+import type { Db } from "../../shared/db/db.ts";
 import type { ServiceDeps, ServiceLimits } from "../../shared/handlers/deps.ts";
 import { createLogger } from "../../shared/log/logger.ts";
 import { createMemoryLimiter } from "../../shared/ratelimit/memory_limiter.ts";
@@ -48,6 +49,8 @@ export interface StartServiceOptions {
   /** Import and activate the seed rulebook; default true. */
   seed?: boolean;
   now?: () => Date;
+  /** Wraps the database the handlers see, e.g. to make one RPC fail. */
+  wrapDb?: (db: Db) => Db;
 }
 
 /** Starts the local server on a fresh database of `target`. */
@@ -63,8 +66,9 @@ export async function startService(
   }
   const logLines: string[] = [];
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1" });
+  const db = options.wrapDb ? options.wrapDb(database.db) : database.db;
   const deps: ServiceDeps = {
-    db: database.db,
+    db,
     limiter: options.limiter ?? createMemoryLimiter(),
     logger: createLogger({ level: "debug", write: (line) => logLines.push(line) }),
     corsOrigins: ["*"],
