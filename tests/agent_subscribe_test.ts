@@ -426,8 +426,11 @@ for (const target of dbTargets()) {
       service.post("agentSubscribe", { action: "verify" }, { "x-api-key": apiKey }),
       service.post("agentSubscribe", { action: "get_logs", api_key: apiKey }),
       service.post("agentSubscribe", { action: "verify", api_key: apiKey, extra: apiKey }),
+      service.post("agentSubscribe", { action: "get_logs", [apiKey]: 1 }, { "x-api-key": apiKey }),
     ]);
+    assert.deepEqual(responses.map((r) => r.status), [200, 200, 400, 400]);
     const texts = await Promise.all(responses.map((r) => r.text()));
+    assert.match(texts[3], /Unknown field/);
     for (const text of [...texts, ...service.logLines]) assert.equal(text.includes(apiKey), false);
   });
 }

@@ -199,6 +199,11 @@ for (const target of dbTargets()) {
       jurisdiction: "CA",
     }, headers);
     assert.equal(edge.status, 200);
+    const [stored] = await service.query<{ content_length: number }>(
+      "select content_length::int as content_length from public.audits where account_id = $1",
+      [accountId],
+    );
+    assert.equal(stored.content_length, 30_000);
 
     const [usage] = await service.query<{ count: number }>(
       "select coalesce(sum(count), 0)::int as count from public.monthly_usage where account_id = $1",
@@ -427,6 +432,13 @@ for (const target of dbTargets()) {
       "x-api-key": apiKey,
     });
     const badText = await bad.text();
+    const pastedAsName = await service.post("complianceAudit", {
+      content: "x",
+      jurisdiction: "CA",
+      [apiKey]: true,
+    }, { "x-api-key": apiKey });
+    assert.equal(pastedAsName.status, 400);
+    const pastedText = await pastedAsName.text();
     const wrongKey = await service.post("complianceAudit", {
       content: secretContent,
       jurisdiction: "CA",
@@ -434,14 +446,14 @@ for (const target of dbTargets()) {
       "x-api-key": apiKey.slice(0, -2) + "zz",
     });
     const wrongText = await wrongKey.text();
-    for (const text of [okText, badText, wrongText, ...service.logLines]) {
+    for (const text of [okText, badText, wrongText, pastedText, ...service.logLines]) {
       assert.equal(text.includes(apiKey), false);
       assert.equal(text.includes(apiKey.slice(0, -2)), false);
       assert.equal(text.includes("7f3a9"), false);
     }
     const lines = service.logLines.map((line) => JSON.parse(line));
     const requests = lines.filter((line) => line.msg === "request");
-    assert.equal(requests.length, 3);
+    assert.equal(requests.length, 4);
     for (const line of requests) {
       assert.equal(line.operation, "complianceAudit");
       assert.match(line.request_id, /^[0-9a-f-]{36}$/);
@@ -461,6 +473,16 @@ for (const target of dbTargets()) {
     const get = await fetch(`${service.baseUrl}/complianceAudit`);
     assert.equal(get.status, 405);
     assert.equal(await errorCode(get), "invalid_request");
+    // Errors carry the CORS headers and the request id too.
+    const refused = await fetch(`${service.baseUrl}/complianceAudit`, {
+      method: "POST",
+      headers: { origin: "https://app.example.test", "content-type": "application/json" },
+      body: "{}",
+    });
+    assert.equal(refused.status, 401);
+    assert.equal(refused.headers.get("access-control-allow-origin"), "*");
+    assert.match(refused.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/);
+    await refused.body?.cancel();
   });
 
   test("200 concurrent audits at 50 calls of quota left: exactly 50 accepted", async (service) => {

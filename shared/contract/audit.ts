@@ -9,7 +9,7 @@ export const AuditRequest = z.strictObject({
   content: z.string()
     .refine((s) => s.length > 0, "content must not be empty")
     .refine(
-      (s) => s.length <= MAX_CONTENT_CHARS || codePoints(s) <= MAX_CONTENT_CHARS,
+      (s) => s.length <= MAX_CONTENT_CHARS || codePointLength(s) <= MAX_CONTENT_CHARS,
       `content must be at most ${MAX_CONTENT_CHARS} characters`,
     ),
   jurisdiction: z.enum(JURISDICTIONS),
@@ -64,7 +64,8 @@ export const AuditErrorEnvelope = z.strictObject({
   }),
 });
 
-function codePoints(s: string): number {
+/** Length in Unicode code points: what the contract calls characters. */
+export function codePointLength(s: string): number {
   let n = 0;
   for (const _ of s) n++;
   return n;

@@ -1,6 +1,6 @@
 import { type Account, accountForApiKey, isAccountInGoodStanding } from "../auth/account.ts";
 import { sha256Hex } from "../auth/api_key.ts";
-import { AuditRequest, type AuditResponse } from "../contract/audit.ts";
+import { AuditRequest, type AuditResponse, codePointLength } from "../contract/audit.ts";
 import { validationMessage } from "../contract/validation_message.ts";
 import { recordActivity } from "../db/activity_log.ts";
 import { activeRulebook } from "../engine/active_rulebook.ts";
@@ -102,7 +102,7 @@ export function complianceAudit(deps: ServiceDeps): Handler {
       deps.db.rpc<AuditOutcome>("audit_record", {
         p_account_id: account.account_id,
         p_content_sha256: contentDigest,
-        p_content_length: [...input.content].length,
+        p_content_length: codePointLength(input.content),
         p_jurisdiction: input.jurisdiction,
         p_industry: input.industry ?? null,
         p_asset_url: input.asset_url ?? null,
