@@ -105,7 +105,7 @@ const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].l
 const line = (cells: string[]) =>
   "| " + cells.map((c, i) => c.padStart(widths[i])).join(" | ") + " |";
 console.log(
-  `Seed rulebook v${compiled.version}: ${compiled.rules.length} rules, ${compiled.phrases.length} phrases, ${compiled.patterns.length} patterns; jurisdiction ALL, surface content`,
+  `Seed rulebook v${compiled.version}: ${compiled.rules.length} rules, ${compiled.lexicon.size} lexicon entries; jurisdiction ALL, surface content`,
 );
 console.log(line(header));
 console.log("|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|");

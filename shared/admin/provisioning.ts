@@ -102,7 +102,19 @@ export async function importRulebook(
   document: unknown,
 ): Promise<{ version: number; rule_count: number }> {
   const rulebook: Rulebook = validateRulebook(document);
-  return await db.rpc("rulebook_import", { p_version: rulebook.version, p_rules: rulebook.rules });
+  return await db.rpc(
+    "rulebook_import",
+    rulebook.format === 2
+      ? {
+        p_version: rulebook.version,
+        p_rules: rulebook.rules,
+        p_format: 2,
+        p_statutes: rulebook.statutes,
+        p_concepts: rulebook.concepts,
+        p_definitions: rulebook.definitions,
+      }
+      : { p_version: rulebook.version, p_rules: rulebook.rules },
+  );
 }
 
 /** Makes a version the active rulebook, retiring the one before, atomically. */

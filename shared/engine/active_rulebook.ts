@@ -26,11 +26,13 @@ export async function activeRulebook(db: Db): Promise<ActiveRulebook> {
   const active = await db.rpc<{ version: number } | null>("rulebook_active");
   if (active === null) throw new NoActiveRulebookError();
   const compiled = await getCompiledRulebook(active.version, async (version) => {
-    const rulebook = await db.rpc<{ version: number; rules: unknown[] } | null>("rulebook_get", {
+    const rulebook = await db.rpc<Record<string, unknown> | null>("rulebook_get", {
       p_version: version,
     });
     if (rulebook === null) throw new NoActiveRulebookError();
-    return { version: rulebook.version, rules: rulebook.rules };
+    // The import document again: everything but the version's status and publication date.
+    const { status: _status, published_at: _published, ...document } = rulebook;
+    return document;
   });
   return { version: active.version, compiled };
 }

@@ -1,12 +1,27 @@
 /**
- * Compiles a validated rulebook into the structures the evaluator needs:
- * deduplicated phrases (tokenized, indexed by first word), deduplicated
- * case-insensitive RegExps, and the candidate rules of every
+ * Compiles a validated rulebook (either format) into what the evaluator
+ * needs: one lexicon holding every concept and inline term, each rule's
+ * detector as compiled expressions, and the candidate rules of every
  * (surface, jurisdiction, industry) combination.
+ *
+ * Format-1 detectors (`{ any, all, none }` of phrases and patterns) are
+ * compiled into the same expressions: a phrase is an inline term, a pattern a
+ * regular-expression atom (checked safe at import) run on the content's text.
+ *
+ * Which rules are candidates:
+ * - format 1: the rules of the surface listing the jurisdiction or `ALL`
+ *   (jurisdiction `ALL`: every rule), for the industry (or every industry);
+ * - format 2: for a state, the rules listing that state; for `ALL`, every
+ *   rule, the cross-state rules included. Cross-state rules (jurisdictions
+ *   `["ALL"]`) never answer for a single state: a state's content is judged
+ *   by that state's own statutes.
  *
  * @module
  */
+import { type CompiledExpression, ExpressionCompiler } from "./expression.ts";
+import { Lexicon } from "./lexicon.ts";
 import {
+  type Detector,
   INDUSTRIES,
   type Industry,
   type Jurisdiction,
@@ -17,44 +32,38 @@ import {
   type Surface,
   SURFACES,
 } from "./rulebook_schema.ts";
-import { tokenize } from "./text_tokens.ts";
+import type { DetectorV2 } from "./detector_schema.ts";
 
-/** One distinct phrase of a compiled rulebook. */
-export interface CompiledPhrase {
-  readonly id: number;
-  readonly text: string;
-  readonly words: readonly string[];
-}
+/** How a rule relates to others of the same concern (format 2). */
+export type Layer = "specific" | "backstop" | "cross_state";
 
-/** One distinct pattern of a compiled rulebook. */
+/** A format-1 pattern, compiled. */
 export interface CompiledPattern {
   readonly id: number;
   readonly source: string;
   readonly regex: RegExp;
 }
 
-/** Matchers of one detector group, split into phrase ids and pattern ids. */
-export interface CompiledGroup {
-  readonly phrases: readonly number[];
-  readonly patterns: readonly number[];
-}
-
-/** A rule with its detector resolved to phrase and pattern ids. */
+/** A rule ready for evaluation. */
 export interface CompiledRule {
   readonly rule: Rule;
-  readonly any: CompiledGroup;
-  readonly all: CompiledGroup;
-  readonly none: CompiledGroup;
+  readonly applies?: CompiledExpression;
+  readonly exempt?: CompiledExpression;
+  readonly violation: CompiledExpression;
+  readonly layer: Layer;
+  /** First day in force of the rule's statute (ISO date), or null when unknown (format 1). */
+  readonly effective: string | null;
 }
 
 /** A rulebook ready for evaluation; immutable and shareable across requests. */
 export interface CompiledRulebook {
   readonly version: number;
+  readonly format: 1 | 2;
   readonly rules: readonly CompiledRule[];
-  readonly phrases: readonly CompiledPhrase[];
+  readonly lexicon: Lexicon;
+  /** Atoms numbered by the expression compiler: an evaluation's memo size. */
+  readonly slots: number;
   readonly patterns: readonly CompiledPattern[];
-  /** Phrases keyed by their first word. */
-  readonly phrasesByFirstWord: ReadonlyMap<string, readonly CompiledPhrase[]>;
   /** Candidate rules keyed by `candidateKey(surface, jurisdiction, industry)`. */
   readonly candidates: ReadonlyMap<string, readonly CompiledRule[]>;
 }
@@ -70,51 +79,69 @@ export function candidateKey(
 
 /** Compiles a validated rulebook; call `validateRulebook` first on untrusted input. */
 export function compileRulebook(rulebook: Rulebook): CompiledRulebook {
-  const phrases: CompiledPhrase[] = [];
-  const phraseIds = new Map<string, number>();
+  const lexicon = new Lexicon();
+  const concepts = new Map<string, number>();
+  for (const [name, concept] of Object.entries(rulebook.concepts)) {
+    const entry = "terms" in concept
+      ? lexicon.add(concept.terms)
+      : lexicon.add([concept.statement], { literal: true });
+    concepts.set(name, entry);
+  }
+  const expressions = new ExpressionCompiler(lexicon, concepts, rulebook.definitions);
   const patterns: CompiledPattern[] = [];
-  const patternIds = new Map<string, number>();
+  const patternIds = new Map<string, CompiledPattern>();
+  const statutes = new Map(rulebook.statutes.map((statute) => [statute.id, statute]));
 
-  function compileGroup(matchers: readonly Matcher[] | undefined): CompiledGroup {
-    const phraseList: number[] = [];
-    const patternList: number[] = [];
-    for (const matcher of matchers ?? []) {
-      if (typeof matcher === "string") {
-        const words = tokenize(matcher.toLowerCase()).words;
-        if (words.length === 0) continue;
-        const key = words.join(" ");
-        let id = phraseIds.get(key);
-        if (id === undefined) {
-          id = phrases.length;
-          phrases.push({ id, text: key, words });
-          phraseIds.set(key, id);
-        }
-        phraseList.push(id);
-      } else {
-        let id = patternIds.get(matcher.pattern);
-        if (id === undefined) {
-          id = patterns.length;
-          patterns.push({ id, source: matcher.pattern, regex: new RegExp(matcher.pattern, "i") });
-          patternIds.set(matcher.pattern, id);
-        }
-        patternList.push(id);
-      }
+  const rules: CompiledRule[] = rulebook.rules.map((rule) => {
+    if (isV2(rule.detector)) {
+      const statute = statutes.get(rule.statute_ids?.[0] ?? "");
+      const layer: Layer = rule.jurisdictions.includes("ALL")
+        ? "cross_state"
+        : statute?.backstop
+        ? "backstop"
+        : "specific";
+      return {
+        rule,
+        ...(rule.detector.applies === undefined
+          ? {}
+          : { applies: expressions.compile(rule.detector.applies) }),
+        ...(rule.detector.exempt === undefined
+          ? {}
+          : { exempt: expressions.compile(rule.detector.exempt) }),
+        violation: expressions.compile(rule.detector.violation),
+        layer,
+        effective: statute?.effective ?? null,
+      };
     }
-    return { phrases: phraseList, patterns: patternList };
+    return { rule, violation: compileV1(rule.detector), layer: "specific", effective: null };
+  });
+
+  function matcher(m: Matcher): CompiledExpression {
+    // Format 1 never read hidden elements: its phrases match everywhere else.
+    if (typeof m === "string") {
+      return {
+        op: "has",
+        atom: expressions.atom({ terms: [m], where: ["text", "attribute", "meta", "tiny"] }),
+      };
+    }
+    let pattern = patternIds.get(m.pattern);
+    if (pattern === undefined) {
+      pattern = { id: patterns.length, source: m.pattern, regex: new RegExp(m.pattern, "i") };
+      patterns.push(pattern);
+      patternIds.set(m.pattern, pattern);
+    }
+    return { op: "pattern", id: pattern.id, regex: pattern.regex };
   }
 
-  const rules: CompiledRule[] = rulebook.rules.map((rule) => ({
-    rule,
-    any: compileGroup(rule.detector.any),
-    all: compileGroup(rule.detector.all),
-    none: compileGroup(rule.detector.none),
-  }));
-
-  const phrasesByFirstWord = new Map<string, CompiledPhrase[]>();
-  for (const phrase of phrases) {
-    const list = phrasesByFirstWord.get(phrase.words[0]);
-    if (list === undefined) phrasesByFirstWord.set(phrase.words[0], [phrase]);
-    else list.push(phrase);
+  function compileV1(detector: Detector): CompiledExpression {
+    const items: CompiledExpression[] = [{ op: "any", items: detector.any.map(matcher) }];
+    if (detector.all !== undefined && detector.all.length > 0) {
+      items.push({ op: "all", items: detector.all.map(matcher) });
+    }
+    if (detector.none !== undefined && detector.none.length > 0) {
+      items.push({ op: "not", item: { op: "any", items: detector.none.map(matcher) } });
+    }
+    return { op: "all", items };
   }
 
   const candidates = new Map<string, CompiledRule[]>();
@@ -123,7 +150,9 @@ export function compileRulebook(rulebook: Rulebook): CompiledRulebook {
       for (const industry of [undefined, ...INDUSTRIES]) {
         candidates.set(
           candidateKey(surface, jurisdiction, industry),
-          rules.filter((compiled) => applies(compiled.rule, surface, jurisdiction, industry)),
+          rules.filter((compiled) =>
+            applies(compiled, rulebook.format, surface, jurisdiction, industry)
+          ),
         );
       }
     }
@@ -131,26 +160,31 @@ export function compileRulebook(rulebook: Rulebook): CompiledRulebook {
 
   return {
     version: rulebook.version,
+    format: rulebook.format,
     rules,
-    phrases,
+    lexicon,
+    slots: expressions.slots,
     patterns,
-    phrasesByFirstWord,
     candidates,
   };
 }
 
+function isV2(detector: Detector | DetectorV2): detector is DetectorV2 {
+  return "kind" in detector && detector.kind === "v2";
+}
+
 function applies(
-  rule: Rule,
+  compiled: CompiledRule,
+  format: 1 | 2,
   surface: Surface,
   jurisdiction: Jurisdiction,
   industry: Industry | undefined,
 ): boolean {
+  const rule = compiled.rule;
   if (!rule.applies_to.includes(surface)) return false;
-  if (
-    jurisdiction !== "ALL" && !rule.jurisdictions.includes(jurisdiction) &&
-    !rule.jurisdictions.includes("ALL")
-  ) {
-    return false;
+  if (jurisdiction !== "ALL") {
+    const listed = rule.jurisdictions.includes(jurisdiction);
+    if (format === 2 ? !listed : !listed && !rule.jurisdictions.includes("ALL")) return false;
   }
   return industry === undefined || rule.industries.length === 0 ||
     rule.industries.includes(industry);

@@ -1,18 +1,28 @@
 /**
  * Evaluates content against a compiled rulebook.
  *
- * The text (HTML is first reduced to its readable text) is lower-cased and
- * tokenized once; one pass over the words looks each word up in the
- * first-word phrase index and verifies the following words. Patterns run
- * lazily, at most once per evaluation, on the text with whitespace collapsed
- * and curly quotes straightened, and only for candidate rules that need them:
- * a rule's `all` and `none` matchers are only consulted after its `any` matched.
+ * The content becomes a document once (document/read.ts); one pass of the
+ * rulebook's lexicon finds every concept's matches; then each candidate rule
+ * is decided from those matches:
+ *
+ * - `not_applicable` when its statute is not in force on the evaluation date,
+ *   when its `applies` expression is false, when its `exempt` expression is
+ *   true, or when a rule that takes precedence triggered on the same concern;
+ * - `triggered` when its `violation` expression is true;
+ * - `passed` otherwise.
+ *
+ * Precedence within a concern: for a state, a specific statute's rule comes
+ * before the state's consumer-protection backstop; for jurisdiction ALL, a
+ * cross-state rule (whose citation names the states' statutes) comes before
+ * both. So one violation is counted once, under the most specific citation.
  *
  * @module
  */
-import { candidateKey, type CompiledGroup, type CompiledRulebook } from "./compiler.ts";
+import { candidateKey, type CompiledRule, type CompiledRulebook } from "./compiler.ts";
+import type { Document, Role, Where } from "./document/document.ts";
+import { type DialogueMessage, readContent, readMessages } from "./document/read.ts";
 import { excerptAround } from "./evidence_excerpt.ts";
-import { extractHtmlText, looksLikeHtml } from "./html_text.ts";
+import { Evaluation, type EvidenceSpan } from "./expression.ts";
 import type {
   Industry,
   Jurisdiction,
@@ -22,25 +32,52 @@ import type {
   TierKey,
 } from "./rulebook_schema.ts";
 import { compareFindings, type Score, scoreRules } from "./scoring.ts";
-import { tokenize } from "./text_tokens.ts";
 
-/** What to evaluate. */
+/** What to evaluate: content, transcript messages, or a document already read. */
 export interface EvaluationInput {
-  /** Plain text, HTML, a script or an asset description (the contract allows up to 30,000 characters). */
-  content: string;
+  /** Plain text, HTML, a script or an asset description (up to 30,000 characters). */
+  content?: string;
+  /** A transcript's messages (webhookIngest). */
+  messages?: readonly DialogueMessage[];
+  /** A document already read (the website scanner reads each page once). */
+  document?: Document;
   /** A state, or "ALL" for the rules of every jurisdiction. */
   jurisdiction: Jurisdiction;
   /** Restricts to rules for this industry (or for every industry); omitted means all rules. */
   industry?: Industry;
   /** Which rules apply: those written for content, websites or transcripts. */
   surface: Surface;
+  /** The evaluation date, for statutes' effective dates; default now. */
+  at?: Date;
 }
 
-/** One piece of evidence: the matched text in its context. */
+/** One piece of evidence: an excerpt of the original text and where it was found. */
 export interface Evidence {
-  type: "phrase" | "pattern";
+  /** Where the words sit: visible text, an attribute, a meta tag, hidden or tiny text. */
+  where: Where;
+  /** The attribute or meta name, for `attribute` and `meta`. */
+  label?: string;
+  /** The words matched, as written. */
   match: string;
+  /** The match with some context, at most 160 characters. */
   excerpt: string;
+  /** Offset of the match in its source text (the content, for plain text). */
+  offset: number;
+  /** For a dialogue: the turn (from 0) and its speaker. */
+  turn?: number;
+  speaker?: Role;
+}
+
+/** The decision on one candidate rule. */
+export type RuleStatus = "triggered" | "passed" | "not_applicable";
+
+/** One candidate rule's outcome, with the evidence behind it. */
+export interface RuleOutcome {
+  rule_key: string;
+  status: RuleStatus;
+  /** Why a rule was not applicable. */
+  reason?: string;
+  evidence: Evidence[];
 }
 
 /** A triggered rule. */
@@ -55,150 +92,155 @@ export interface Finding {
   citation: string;
   penalty_usd: number;
   statute_codes: string[] | null;
+  statute_ids: string[];
   evidence: Evidence[];
 }
 
-/** The result of an evaluation: the score plus the findings behind it. */
+/** The result of an evaluation: the score, the findings behind it, and every candidate's outcome. */
 export interface EvaluationResult extends Score {
   findings: Finding[];
+  outcomes: RuleOutcome[];
+  /** The document that was evaluated. */
+  document: Document;
 }
 
-/** Most evidence items kept per finding. */
+/** Most evidence items kept per outcome. */
 export const MAX_EVIDENCE_PER_FINDING = 3;
-
-interface MatchSpan {
-  start: number;
-  end: number;
-}
 
 /** Evaluates content against a compiled rulebook; never throws for any string content. */
 export function evaluate(compiled: CompiledRulebook, input: EvaluationInput): EvaluationResult {
-  const text = looksLikeHtml(input.content) ? extractHtmlText(input.content) : input.content;
+  const doc = input.document ??
+    (input.messages !== undefined
+      ? readMessages(input.messages)
+      : readContent(input.content ?? ""));
   const candidates = compiled.candidates.get(
     candidateKey(input.surface, input.jurisdiction, input.industry),
   ) ?? [];
-  if (candidates.length === 0 || text.length === 0) return scored([]);
+  const evaluation = new Evaluation(doc, compiled.lexicon.match(doc), compiled.slots);
+  const today = (input.at ?? new Date()).toISOString().slice(0, 10);
+  const precedence = input.jurisdiction === "ALL"
+    ? { cross_state: 0, specific: 1, backstop: 2 }
+    : { cross_state: 0, specific: 0, backstop: 1 };
 
-  const lowered = text.toLowerCase();
-  // Offsets into `lowered` map onto `text` unless lower-casing changed the length.
-  const excerptSource = lowered.length === text.length ? text : lowered;
-  const phraseSpans = matchPhrases(compiled, lowered);
-
-  let patternText: string | null = null;
-  const patternSpans: (MatchSpan | null | undefined)[] = new Array(compiled.patterns.length);
-  function patternSpan(id: number): MatchSpan | null {
-    const known = patternSpans[id];
-    if (known !== undefined) return known;
-    patternText ??= patternView(text);
-    const match = compiled.patterns[id].regex.exec(patternText);
-    const span = match === null ? null : { start: match.index, end: match.index + match[0].length };
-    patternSpans[id] = span;
-    return span;
-  }
-  function groupMatches(group: CompiledGroup): boolean {
-    for (const id of group.phrases) if (phraseSpans[id] !== null) return true;
-    for (const id of group.patterns) if (patternSpan(id) !== null) return true;
-    return false;
-  }
-  function groupMatchesEvery(group: CompiledGroup): boolean {
-    for (const id of group.phrases) if (phraseSpans[id] === null) return false;
-    for (const id of group.patterns) if (patternSpan(id) === null) return false;
-    return true;
-  }
-
-  const triggered: Triggered[] = [];
-  for (const candidate of candidates) {
-    if (!groupMatches(candidate.any)) continue;
-    if (!groupMatchesEvery(candidate.all)) continue;
-    if (groupMatches(candidate.none)) continue;
-    const evidence: Evidence[] = [];
-    for (const id of candidate.any.phrases) {
-      const span = phraseSpans[id];
-      if (span === null || evidence.length >= MAX_EVIDENCE_PER_FINDING) continue;
-      evidence.push({
-        type: "phrase",
-        match: excerptSource.slice(span.start, span.end),
-        excerpt: excerptAround(excerptSource, span.start, span.end),
-      });
-    }
-    for (const id of candidate.any.patterns) {
-      if (evidence.length >= MAX_EVIDENCE_PER_FINDING) break;
-      const span = patternSpans[id];
-      if (span === null || span === undefined || patternText === null) continue;
-      evidence.push({
-        type: "pattern",
-        match: (patternText as string).slice(span.start, span.end),
-        excerpt: excerptAround(patternText, span.start, span.end),
-      });
-    }
+  // Rules of higher precedence first, so that their concerns are known.
+  const ordered = [...candidates].sort((a, b) => precedence[a.layer] - precedence[b.layer]);
+  const outcomes = new Map<CompiledRule, RuleOutcome>();
+  const covered = new Map<string, { level: number; ruleKey: string }>();
+  const triggered: { rule: Rule; finding: Finding }[] = [];
+  for (const candidate of ordered) {
     const rule = candidate.rule;
-    triggered.push({
-      rule,
-      finding: {
-        rule_key: rule.rule_key,
-        severity: rule.severity,
-        weight: rule.weight,
-        title: rule.title,
-        plain_english: rule.plain_english,
-        category: rule.category,
-        tier_key: rule.tier_key,
-        citation: rule.citation,
-        penalty_usd: rule.penalty_usd,
-        statute_codes: rule.statute_codes === null ? null : [...rule.statute_codes],
-        evidence,
-      },
-    });
+    const level = precedence[candidate.layer];
+    const outcome = decide(candidate, evaluation, today, doc);
+    if (outcome.status === "triggered" && rule.concern !== undefined) {
+      const cover = covered.get(rule.concern);
+      if (cover !== undefined && cover.level < level) {
+        outcome.status = "not_applicable";
+        outcome.reason = `covered by ${cover.ruleKey}`;
+      } else if (cover === undefined) {
+        covered.set(rule.concern, { level, ruleKey: rule.rule_key });
+      }
+    }
+    outcomes.set(candidate, outcome);
+    if (outcome.status === "triggered") {
+      triggered.push({
+        rule,
+        finding: {
+          rule_key: rule.rule_key,
+          severity: rule.severity,
+          weight: rule.weight,
+          title: rule.title,
+          plain_english: rule.plain_english,
+          category: rule.category,
+          tier_key: rule.tier_key,
+          citation: rule.citation,
+          penalty_usd: rule.penalty_usd,
+          statute_codes: rule.statute_codes === null ? null : [...rule.statute_codes],
+          statute_ids: [...(rule.statute_ids ?? [])],
+          evidence: outcome.evidence,
+        },
+      });
+    }
   }
-  return scored(triggered);
-}
-
-interface Triggered {
-  rule: Rule;
-  finding: Finding;
-}
-
-function scored(triggered: Triggered[]): EvaluationResult {
   triggered.sort((a, b) => compareFindings(a.finding, b.finding));
   const score = scoreRules(triggered.map((entry) => entry.rule));
-  return { ...score, findings: triggered.map((entry) => entry.finding) };
+  return {
+    ...score,
+    findings: triggered.map((entry) => entry.finding),
+    outcomes: candidates.map((candidate) => outcomes.get(candidate) as RuleOutcome),
+    document: doc,
+  };
 }
 
-/**
- * The text patterns see: whitespace runs collapsed to one space, curly quotes
- * straightened. Only non-space whitespace and runs are replaced, which keeps
- * the common case (single spaces) cheap.
- */
-function patternView(text: string): string {
-  const collapsed = text.replace(/\s{2,}|[^\S ]/g, " ");
-  return CURLY_QUOTES.test(collapsed)
-    ? collapsed.replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"')
-    : collapsed;
-}
-
-const CURLY_QUOTES = /[\u2018\u2019\u201c\u201d]/;
-
-/** First occurrence of every phrase of the rulebook in the text, or null. */
-function matchPhrases(compiled: CompiledRulebook, lowered: string): (MatchSpan | null)[] {
-  const spans: (MatchSpan | null)[] = new Array(compiled.phrases.length).fill(null);
-  const { words, starts, ends, hardBefore } = tokenize(lowered);
-  const count = words.length;
-  const index = compiled.phrasesByFirstWord;
-  for (let t = 0; t < count; t += 1) {
-    const entries = index.get(words[t]);
-    if (entries === undefined) continue;
-    for (const phrase of entries) {
-      if (spans[phrase.id] !== null) continue;
-      const length = phrase.words.length;
-      if (t + length > count) continue;
-      let matched = true;
-      for (let k = 1; k < length; k += 1) {
-        if (hardBefore[t + k] === 1 || words[t + k] !== phrase.words[k]) {
-          matched = false;
-          break;
-        }
-      }
-      if (matched) spans[phrase.id] = { start: starts[t], end: ends[t + length - 1] };
-    }
+function decide(
+  candidate: CompiledRule,
+  evaluation: Evaluation,
+  today: string,
+  doc: Document,
+): RuleOutcome {
+  const rule_key = candidate.rule.rule_key;
+  if (candidate.effective !== null && candidate.effective > today) {
+    return {
+      rule_key,
+      status: "not_applicable",
+      reason: `not in force until ${candidate.effective}`,
+      evidence: [],
+    };
   }
-  return spans;
+  const spans: EvidenceSpan[] = [];
+  evaluation.evidence = spans;
+  try {
+    if (candidate.applies !== undefined && !evaluation.test(candidate.applies)) {
+      return {
+        rule_key,
+        status: "not_applicable",
+        reason: "outside the statute's scope",
+        evidence: [],
+      };
+    }
+    if (candidate.exempt !== undefined) {
+      const scope = spans.length;
+      if (evaluation.test(candidate.exempt)) {
+        return {
+          rule_key,
+          status: "not_applicable",
+          reason: "exempt",
+          evidence: toEvidence(doc, spans.slice(scope)),
+        };
+      }
+      spans.length = scope;
+    }
+    const violated = evaluation.test(candidate.violation);
+    return {
+      rule_key,
+      status: violated ? "triggered" : "passed",
+      evidence: toEvidence(doc, spans),
+    };
+  } finally {
+    evaluation.evidence = null;
+  }
+}
+
+function toEvidence(doc: Document, spans: readonly EvidenceSpan[]): Evidence[] {
+  const out: Evidence[] = [];
+  const seen = new Set<number>();
+  for (const span of spans) {
+    if (out.length >= MAX_EVIDENCE_PER_FINDING) break;
+    if (span.first >= doc.length || seen.has(span.first)) continue;
+    seen.add(span.first);
+    const pieceIndex = doc.piece[span.first];
+    const piece = doc.pieces[pieceIndex];
+    const last = Math.max(span.first, span.end - 1);
+    const start = doc.start[span.first];
+    const end = doc.piece[last] === pieceIndex ? doc.end[last] : doc.end[span.first];
+    const turn = doc.blockTurn[doc.block[span.first]];
+    out.push({
+      where: piece.where,
+      ...(piece.label === undefined ? {} : { label: piece.label }),
+      match: piece.text.slice(start, end),
+      excerpt: excerptAround(piece.text, start, end),
+      offset: start,
+      ...(turn < 0 ? {} : { turn, speaker: doc.turns[turn].role }),
+    });
+  }
+  return out;
 }

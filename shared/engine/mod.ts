@@ -14,14 +14,14 @@
 export * from "./rulebook_schema.ts";
 export { RulebookError, validateRulebook } from "./rulebook_validation.ts";
 export { MAX_PATTERN_COST, MAX_QUANTIFIER_BOUND, patternSafetyProblem } from "./pattern_safety.ts";
+export * from "./detector_schema.ts";
 export {
   candidateKey,
-  type CompiledGroup,
   type CompiledPattern,
-  type CompiledPhrase,
   type CompiledRule,
   type CompiledRulebook,
   compileRulebook,
+  type Layer,
 } from "./compiler.ts";
 export {
   evaluate,
@@ -30,7 +30,14 @@ export {
   type Evidence,
   type Finding,
   MAX_EVIDENCE_PER_FINDING,
+  type RuleOutcome,
+  type RuleStatus,
 } from "./evaluator.ts";
+export { expandTerm, Lexicon, TermError, termWords } from "./lexicon.ts";
+export { isNegated, NEGATION_REACH, NEGATORS } from "./expression.ts";
+export type { Document, DocumentKind, Piece, Role, Turn, Where } from "./document/document.ts";
+export { type DialogueMessage, readContent, readMessages, readText } from "./document/read.ts";
+export { looksLikeHtml, type PageFacts, readHtml } from "./document/html.ts";
 export {
   compareFindings,
   RED_SCORE,
@@ -49,6 +56,4 @@ export {
   type RulebookLoader,
 } from "./rulebook_cache.ts";
 export { loadSeedRulebook, SEED_RULEBOOK_URL } from "./seed_rulebook.ts";
-export { extractHtmlText, looksLikeHtml } from "./html_text.ts";
 export { excerptAround, MAX_EXCERPT_CHARS } from "./evidence_excerpt.ts";
-export { isWordChar, type TextTokens, tokenize } from "./text_tokens.ts";

@@ -19,6 +19,14 @@
  */
 import { z } from "zod";
 import { INDUSTRIES, JURISDICTIONS } from "../contract/vocabulary.ts";
+import {
+  conceptNameSchema,
+  conceptSchema,
+  type DetectorV2,
+  detectorV2Schema,
+  type Expression,
+  expressionSchema,
+} from "./detector_schema.ts";
 
 /** Surfaces a rule can apply to. */
 export const SURFACES = ["content", "website", "transcript"] as const;
@@ -62,16 +70,20 @@ export const patternMatcherSchema = z.strictObject({
 /** One matcher: a phrase, or `{ pattern }`. */
 export const matcherSchema = z.union([phraseSchema, patternMatcherSchema]);
 
-/** The declarative detector: some `any`, every `all`, no `none`. */
+/** The format-1 detector: some `any`, every `all`, no `none`. */
 export const detectorSchema = z.strictObject({
   any: z.array(matcherSchema).min(1).max(200),
   all: z.array(matcherSchema).max(20).optional(),
   none: z.array(matcherSchema).max(200).optional(),
 });
 
-/** One rule of a rulebook. */
+const ruleKeySchema = z.string().min(1).max(100).regex(/^[a-z0-9_]+$/);
+const categorySchema = z.string().min(1).max(60).regex(/^[a-z0-9_]+$/);
+const statuteCodesSchema = z.array(z.string().min(1).max(100)).nullable();
+
+/** One rule of a format-1 rulebook. */
 export const ruleSchema = z.strictObject({
-  rule_key: z.string().min(1).max(100).regex(/^[a-z0-9_]+$/),
+  rule_key: ruleKeySchema,
   applies_to: z.array(surfaceSchema).min(1),
   jurisdictions: z.array(jurisdictionSchema).min(1),
   industries: z.array(industrySchema),
@@ -81,18 +93,77 @@ export const ruleSchema = z.strictObject({
   tier_key: tierKeySchema,
   citation: z.string().min(1).max(500),
   penalty_usd: z.number().min(0).finite(),
-  statute_codes: z.array(z.string().min(1).max(100)).nullable(),
+  statute_codes: statuteCodesSchema,
   title: z.string().min(1).max(200),
   plain_english: z.string().min(1).max(2000),
-  category: z.string().min(1).max(60).regex(/^[a-z0-9_]+$/),
+  category: categorySchema,
   remediation_title: z.string().min(1).max(200),
   remediation: z.string().min(1).max(2000),
 });
 
-/** A rulebook import document. */
+/** A format-1 rulebook import document. */
 export const rulebookSchema = z.strictObject({
   version: z.int().min(1),
   rules: z.array(ruleSchema).min(1),
+});
+
+/** A statute id: upper case, digits and hyphens (`CA-BOT`, `ALL-AI-IDENTITY`). */
+export const statuteIdSchema = z.string().regex(/^[A-Z][A-Z0-9-]{1,40}$/);
+
+/**
+ * A statute of a format-2 rulebook: what rules cite. Its penalty is the
+ * statutory maximum per violation and `penalty_basis` says where that amount
+ * comes from, so every penalty a verdict shows is traceable to a citation.
+ * A `backstop` is a general consumer-protection law: its rules give way to a
+ * rule of a specific statute that triggers on the same concern.
+ */
+export const statuteSchema = z.strictObject({
+  id: statuteIdSchema,
+  jurisdiction: jurisdictionSchema,
+  citation: z.string().min(1).max(500),
+  /** First day in force (ISO date); rules of a statute not yet in force are not applicable. */
+  effective: z.iso.date(),
+  penalty_usd: z.number().min(0).finite(),
+  penalty_basis: z.string().min(1).max(800),
+  tier_key: tierKeySchema,
+  backstop: z.boolean().optional(),
+});
+
+/**
+ * One rule of a format-2 rulebook. `tier_key`, `citation` and `penalty_usd`
+ * come from its first statute and may be omitted; when given they must agree.
+ */
+export const ruleV2Schema = z.strictObject({
+  rule_key: ruleKeySchema,
+  applies_to: z.array(surfaceSchema).min(1),
+  jurisdictions: z.array(jurisdictionSchema).min(1),
+  industries: z.array(industrySchema),
+  detector: detectorV2Schema,
+  severity: z.enum(SEVERITIES),
+  weight: z.int().min(1).max(100),
+  statute_ids: z.array(statuteIdSchema).min(1).max(12),
+  /** What the rule guards against; a backstop rule gives way to a triggered rule of the same concern. */
+  concern: z.string().regex(/^[a-z][a-z0-9_]{1,40}$/),
+  tier_key: tierKeySchema.optional(),
+  citation: z.string().min(1).max(500).optional(),
+  penalty_usd: z.number().min(0).finite().optional(),
+  statute_codes: statuteCodesSchema,
+  title: z.string().min(1).max(200),
+  plain_english: z.string().min(1).max(2000),
+  category: categorySchema,
+  remediation_title: z.string().min(1).max(200),
+  remediation: z.string().min(1).max(2000),
+});
+
+/** A format-2 rulebook import document. */
+export const rulebookV2Schema = z.strictObject({
+  version: z.int().min(1),
+  format: z.literal(2),
+  statutes: z.array(statuteSchema).min(1).max(200),
+  concepts: z.record(conceptNameSchema, conceptSchema),
+  /** Named expressions rules share through `{ "use": name }`; a definition may use earlier ones. */
+  definitions: z.record(conceptNameSchema, expressionSchema).optional(),
+  rules: z.array(ruleV2Schema).min(1),
 });
 
 export type Surface = z.infer<typeof surfaceSchema>;
@@ -102,5 +173,28 @@ export type TierKey = z.infer<typeof tierKeySchema>;
 export type Severity = (typeof SEVERITIES)[number];
 export type Matcher = z.infer<typeof matcherSchema>;
 export type Detector = z.infer<typeof detectorSchema>;
-export type Rule = z.infer<typeof ruleSchema>;
-export type Rulebook = z.infer<typeof rulebookSchema>;
+export type RuleV1 = z.infer<typeof ruleSchema>;
+export type Statute = z.infer<typeof statuteSchema>;
+export type RuleV2Document = z.infer<typeof ruleV2Schema>;
+export type RulebookV2Document = z.infer<typeof rulebookV2Schema>;
+
+/**
+ * A rule as the engine uses it, of either format: format-2 rules carry their
+ * statute ids and concern, and their citation, tier and penalty resolved from
+ * their first statute.
+ */
+export type Rule = Omit<RuleV1, "detector"> & {
+  detector: Detector | DetectorV2;
+  statute_ids?: string[];
+  concern?: string;
+};
+
+/** A validated rulebook of either format (format 1 has no statutes or concepts). */
+export interface Rulebook {
+  version: number;
+  format: 1 | 2;
+  statutes: Statute[];
+  concepts: Record<string, z.infer<typeof conceptSchema>>;
+  definitions: Record<string, Expression>;
+  rules: Rule[];
+}

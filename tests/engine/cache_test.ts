@@ -7,7 +7,7 @@ import {
   RulebookError,
 } from "../../shared/engine/mod.ts";
 
-const seed = await loadSeedRulebook();
+const seed = await loadSeedRulebook(1);
 
 function versioned(version: number): Rulebook {
   return { ...seed, version };

@@ -9,7 +9,7 @@ import {
 } from "../../shared/engine/mod.ts";
 import { SEED_RULE_CASES } from "./seed_rule_cases.ts";
 
-const compiled = compileRulebook(await loadSeedRulebook());
+const compiled = compileRulebook(await loadSeedRulebook(1));
 const triggerTexts = Object.values(SEED_RULE_CASES).map((c) => c.triggers);
 
 const content = fc.oneof(

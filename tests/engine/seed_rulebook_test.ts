@@ -9,7 +9,7 @@ import {
 } from "../../shared/engine/mod.ts";
 import { SEED_RULE_CASES } from "./seed_rule_cases.ts";
 
-const seed = await loadSeedRulebook();
+const seed = await loadSeedRulebook(1);
 const compiled = compileRulebook(seed);
 
 Deno.test("loadSeedRulebook() returns a valid version 1 rulebook of at least 44 rules", () => {

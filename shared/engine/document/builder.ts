@@ -1,0 +1,676 @@
+/**
+ * Builds a {@linkcode Document} in one pass over each piece of source text.
+ *
+ * Per character: HTML entities are decoded, the character is folded
+ * (fold.ts), and it either extends the current word or separates words. A
+ * word is a run of letters and digits, with these joins and splits:
+ *
+ * - contractions expand: "I'm" reads "i am", "isn't" reads "is not", "can't"
+ *   reads "can not", "it's" reads "it is" (a possessive 's is dropped);
+ * - dotted acronyms join: "A.I." reads "ai", "R.N." reads "rn";
+ * - compounds split at a case change: "NurseBot" reads "nurse bot", "RNBot"
+ *   reads "rn bot" (each part at least two letters).
+ *
+ * Sentences end at `.`, `!` or `?` followed by a space (not after a title
+ * such as "Dr." or before a lower-case word); a blank line, a bullet, a
+ * dialogue label or an HTML block starts a block. A single line break in
+ * text (a wrapped line, a field of a form) ends a clause but not a sentence.
+ * Clauses also end at `, ; : ( )`, a spaced dash, and before "but",
+ * "however", "although", "though", "except" and "whereas": negation never
+ * reaches across them. Text between double quotes is marked quoted.
+ *
+ * @module
+ */
+import { decodeHTMLStrict } from "entities/decode";
+import { foldCodePoint } from "./fold.ts";
+import {
+  type Document,
+  type DocumentKind,
+  type Piece,
+  type Role,
+  TOKEN_QUOTED,
+  TOKEN_VISIBLE,
+  type Turn,
+  type Where,
+} from "./document.ts";
+
+/** A line where a dialogue turn (or a plain block) starts, found by dialogue.ts. */
+export interface LineStart {
+  /** Offset of the line's first character. */
+  at: number;
+  /** Offset where the turn's text starts (after the speaker label). */
+  textAt: number;
+  /** The speaker, or null for a line that only starts a block. */
+  role: Role | null;
+}
+
+/** How a piece is read. */
+export interface PieceOptions {
+  where: Where;
+  /** The attribute or meta name, for evidence. */
+  label?: string;
+  /**
+   * "text": a line break ends a sentence and a blank line starts a block;
+   * "inline": line breaks are spaces (HTML text).
+   */
+  lines: "text" | "inline";
+  /** Dialogue lines of a plain-text chat export, sorted by offset. */
+  lineStarts?: readonly LineStart[];
+  /** Read only text[from, to); offsets stay those of the whole text. */
+  from?: number;
+  to?: number;
+}
+
+const CLAUSE_WORDS = new Set(["but", "however", "although", "though", "except", "whereas"]);
+const TITLE_ABBREVIATIONS = new Set([
+  "dr",
+  "mr",
+  "mrs",
+  "ms",
+  "mx",
+  "prof",
+  "st",
+  "sr",
+  "jr",
+  "vs",
+  "no",
+  "eg",
+  "ie",
+  "etc",
+  "inc",
+  "co",
+  "corp",
+  "ltd",
+  "esq",
+  "approx",
+  "dept",
+  "sec",
+  "stat",
+  "ann",
+  "rev",
+  "gen",
+  "bus",
+  "com",
+  "cal",
+  "tex",
+  "fla",
+  "mass",
+  "ariz",
+  "or",
+  "tenn",
+  "colo",
+  "admin",
+  "elec",
+  "jan",
+  "feb",
+  "mar",
+  "apr",
+  "jun",
+  "jul",
+  "aug",
+  "sep",
+  "sept",
+  "oct",
+  "nov",
+  "dec",
+]);
+const IS_PRONOUNS = new Set([
+  "it",
+  "that",
+  "what",
+  "he",
+  "she",
+  "there",
+  "here",
+  "who",
+  "this",
+  "where",
+  "everything",
+  "nothing",
+  "everyone",
+  "someone",
+  "nobody",
+  "somebody",
+  "how",
+  "why",
+  "when",
+]);
+const NOT_BASES = new Map([["ca", "can"], ["wo", "will"], ["ai", "is"], ["sha", "shall"]]);
+/** Contractions typed without their apostrophe ("im", "dont"), read as with it. */
+const BARE_CONTRACTIONS = new Map<string, readonly [string, string]>(Object.entries({
+  im: ["i", "am"],
+  ive: ["i", "have"],
+  youre: ["you", "are"],
+  theyre: ["they", "are"],
+  thats: ["that", "is"],
+  whats: ["what", "is"],
+  dont: ["do", "not"],
+  doesnt: ["does", "not"],
+  didnt: ["did", "not"],
+  isnt: ["is", "not"],
+  arent: ["are", "not"],
+  wasnt: ["was", "not"],
+  werent: ["were", "not"],
+  cant: ["can", "not"],
+  cannot: ["can", "not"],
+  wont: ["will", "not"],
+  havent: ["have", "not"],
+  hasnt: ["has", "not"],
+  couldnt: ["could", "not"],
+  shouldnt: ["should", "not"],
+  wouldnt: ["would", "not"],
+}) as [string, readonly [string, string]][]);
+
+const ENTITY = /&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/y;
+const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+const wordCharCache = new Map<string, boolean>();
+
+function isFoldedWordChar(ch: string): boolean {
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+  let known = wordCharCache.get(ch);
+  if (known === undefined) {
+    known = WORD_CHAR.test(ch);
+    wordCharCache.set(ch, known);
+  }
+  return known;
+}
+
+function isAsciiLetter(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+}
+
+function isAsciiAlnum(c: number): boolean {
+  return isAsciiLetter(c) || (c >= 48 && c <= 57);
+}
+
+/** Accumulates pieces, blocks and turns into a Document. */
+export class DocumentBuilder {
+  readonly #kind: DocumentKind;
+  readonly #pieces: Piece[] = [];
+  readonly #words: string[] = [];
+  readonly #piece: number[] = [];
+  readonly #start: number[] = [];
+  readonly #end: number[] = [];
+  readonly #sentence: number[] = [];
+  readonly #clause: number[] = [];
+  readonly #block: number[] = [];
+  readonly #flags: number[] = [];
+  readonly #question: number[] = [0];
+  readonly #blockTurn: number[] = [-1];
+  readonly #turns: Turn[] = [];
+  #sentenceNo = 0;
+  #clauseNo = 0;
+  #blockNo = 0;
+  #sentenceHasTokens = false;
+  #blockHasContent = false;
+  #quoted = false;
+  #turn = -1;
+  #turnStart = 0;
+  #turnRole: Role = "user";
+  #turnTime = NaN;
+  #turnOpen = false;
+  #turnPiece = -1;
+  #turnTextStart = 0;
+  #turnTextEnd = 0;
+  readonly #roleCounts = { bot: 0, user: 0 };
+  // Per piece while it is read.
+  #pieceNo = -1;
+  #visible = 0;
+
+  constructor(kind: DocumentKind) {
+    this.#kind = kind;
+  }
+
+  /** Starts a new block (paragraph, list item, HTML block). */
+  newBlock(): void {
+    this.#endSentence(false);
+    if (this.#blockHasContent) {
+      this.#blockNo += 1;
+      this.#blockTurn.push(this.#turn);
+      this.#blockHasContent = false;
+    } else {
+      this.#blockTurn[this.#blockNo] = this.#turn;
+    }
+    this.#quoted = false;
+  }
+
+  /** Starts a dialogue turn; it lasts until the next turn or `endTurn`. */
+  startTurn(role: Role, time = NaN): void {
+    this.endTurn();
+    this.#turnOpen = true;
+    this.#turn = this.#turns.length;
+    this.#turnRole = role;
+    this.#turnTime = time;
+    this.#turnStart = this.#words.length;
+    this.#turnPiece = -1;
+    this.#turnTextStart = -1;
+    this.#turnTextEnd = -1;
+    this.newBlock();
+  }
+
+  /** Ends the open turn, if any. */
+  endTurn(): void {
+    if (!this.#turnOpen) return;
+    this.#endSentence(false);
+    this.#turns.push({
+      role: this.#turnRole,
+      index: this.#turns.length,
+      roleIndex: this.#roleCounts[this.#turnRole]++,
+      time: this.#turnTime,
+      firstToken: this.#turnStart,
+      endToken: this.#words.length,
+      piece: Math.max(0, this.#turnPiece),
+      textStart: Math.max(0, this.#turnTextStart),
+      textEnd: Math.max(0, this.#turnTextEnd),
+    });
+    this.#turnOpen = false;
+    this.#turn = -1;
+    this.newBlock();
+  }
+
+  /** Reads one piece of source text into the current block. */
+  addPiece(text: string, options: PieceOptions): void {
+    this.#pieces.push({
+      text,
+      where: options.where,
+      block: this.#blockNo,
+      ...(options.label === undefined ? {} : { label: options.label }),
+    });
+    this.#pieceNo = this.#pieces.length - 1;
+    this.#visible = options.where === "text" ? TOKEN_VISIBLE : 0;
+    this.#read(text, options);
+  }
+
+  /** The finished document. */
+  build(): Document {
+    this.endTurn();
+    this.#endSentence(false);
+    const n = this.#words.length;
+    const flags = new Uint8Array(n);
+    for (let i = 0; i < n; i += 1) flags[i] = this.#flags[i];
+    return {
+      kind: this.#kind,
+      pieces: this.#pieces,
+      words: this.#words,
+      piece: Int32Array.from(this.#piece),
+      start: Int32Array.from(this.#start),
+      end: Int32Array.from(this.#end),
+      sentence: Int32Array.from(this.#sentence),
+      clause: Int32Array.from(this.#clause),
+      block: Int32Array.from(this.#block),
+      flags,
+      question: Uint8Array.from(this.#question),
+      blockTurn: Int32Array.from(this.#blockTurn),
+      turns: this.#turns,
+      length: n,
+    };
+  }
+
+  #endSentence(question: boolean): void {
+    if (!this.#sentenceHasTokens) {
+      if (question) this.#question[this.#sentenceNo] = 1;
+      return;
+    }
+    if (question) this.#question[this.#sentenceNo] = 1;
+    this.#sentenceNo += 1;
+    this.#question.push(0);
+    this.#clauseNo += 1;
+    this.#sentenceHasTokens = false;
+  }
+
+  #newClause(): void {
+    if (this.#sentenceHasTokens) this.#clauseNo += 1;
+  }
+
+  #push(word: string, start: number, end: number): void {
+    if (CLAUSE_WORDS.has(word)) this.#newClause();
+    this.#words.push(word);
+    this.#piece.push(this.#pieceNo);
+    this.#start.push(start);
+    this.#end.push(end);
+    this.#sentence.push(this.#sentenceNo);
+    this.#clause.push(this.#clauseNo);
+    this.#block.push(this.#blockNo);
+    this.#flags.push((this.#quoted ? TOKEN_QUOTED : 0) | this.#visible);
+    this.#sentenceHasTokens = true;
+    this.#blockHasContent = true;
+    if (this.#turnOpen) {
+      if (this.#turnPiece < 0) this.#turnPiece = this.#pieceNo;
+      if (this.#turnTextStart < 0) this.#turnTextStart = start;
+      if (this.#turnPiece === this.#pieceNo) this.#turnTextEnd = end;
+    }
+  }
+
+  /** Emits a finished word, expanding contractions and splitting compounds. */
+  #emit(raw: string, start: number, end: number, splits: number[]): void {
+    const word = unleet(raw);
+    if (splits.length > 0) {
+      let from = 0;
+      for (const at of splits) {
+        this.#emit(word.slice(from, at), start + from, start + at, []);
+        from = at;
+      }
+      this.#emit(word.slice(from), start + from, end, []);
+      return;
+    }
+    const apostrophe = word.indexOf("'");
+    if (apostrophe < 0) {
+      const bare = BARE_CONTRACTIONS.get(word);
+      if (bare === undefined) this.#push(word, start, end);
+      else {
+        this.#push(bare[0], start, end);
+        this.#push(bare[1], start, end);
+      }
+      return;
+    }
+    const base = word.slice(0, apostrophe);
+    const suffix = word.slice(apostrophe + 1).replaceAll("'", "");
+    if (base === "") {
+      if (suffix !== "") this.#push(suffix, start, end);
+      return;
+    }
+    if (suffix === "t" && base.endsWith("n") && base.length > 1) {
+      const stem = base.slice(0, -1);
+      this.#push(NOT_BASES.get(stem) ?? stem, start, end);
+      this.#push("not", start, end);
+      return;
+    }
+    switch (suffix) {
+      case "m":
+        this.#push(base, start, end);
+        this.#push("am", start, end);
+        return;
+      case "re":
+        this.#push(base, start, end);
+        this.#push("are", start, end);
+        return;
+      case "ve":
+        this.#push(base, start, end);
+        this.#push("have", start, end);
+        return;
+      case "ll":
+        this.#push(base, start, end);
+        this.#push("will", start, end);
+        return;
+      case "d":
+        this.#push(base, start, end);
+        this.#push("would", start, end);
+        return;
+      case "s":
+        this.#push(base, start, end);
+        if (IS_PRONOUNS.has(base)) this.#push("is", start, end);
+        return;
+      case "":
+        this.#push(base, start, end);
+        return;
+      default:
+        this.#push(base + suffix, start, end);
+    }
+  }
+
+  #read(text: string, options: PieceOptions): void {
+    const textLines = options.lines === "text";
+    const lineStarts = options.lineStarts ?? [];
+    let nextLine = 0;
+    const n = Math.min(text.length, options.to ?? text.length);
+
+    let word = "";
+    let wordStart = 0;
+    let wordEnd = 0;
+    let splits: number[] = [];
+    let lettersSinceDot = 0;
+    let lastWasLower = false;
+    let upperRun = 0;
+    // Capitals after lower case in the current compound part: "gUaRa" is mixed case, not a compound.
+    let innerUppers = 0;
+    let segmentStart = 0;
+    // A pending sentence end: 0 none, 1 period, 2 exclamation, 3 question.
+    let pending = 0;
+    let pendingQuestion = false;
+    let newlines = 0;
+    let spaceBefore = true;
+    let lastWord = "";
+
+    const flush = () => {
+      if (word === "") return;
+      this.#emit(word, wordStart, wordEnd, splits);
+      lastWord = word;
+      word = "";
+      splits = [];
+      lettersSinceDot = 0;
+      lastWasLower = false;
+      upperRun = 0;
+      innerUppers = 0;
+      segmentStart = 0;
+    };
+    // Called before a word character or a block start: settles line breaks and sentence ends.
+    const settle = (nextIsLowerWord: boolean) => {
+      if (newlines >= 2 && textLines) {
+        this.newBlock();
+        pending = 0;
+        pendingQuestion = false;
+      } else if (pending !== 0) {
+        const abbreviation = pending === 1 &&
+          (TITLE_ABBREVIATIONS.has(lastWord) || nextIsLowerWord);
+        if (!abbreviation) this.#endSentence(pendingQuestion);
+        else if (newlines > 0) this.#newClause();
+        pending = 0;
+        pendingQuestion = false;
+      } else if (newlines > 0 && textLines) {
+        // A single line break (a wrapped line, a field of a form) ends a clause, not a sentence.
+        this.#newClause();
+      }
+      newlines = 0;
+    };
+
+    // Processes one folded character that came from text[from, to).
+    const take = (ch: string, from: number, to: number, upper: boolean, lower: boolean) => {
+      if (isFoldedWordChar(ch)) {
+        if (word === "") {
+          settle(lower);
+          wordStart = from;
+        } else if (upper && lastWasLower && word.length >= 2 && innerUppers === 0) {
+          // A case change inside a word: "NurseBot" (but not "gUaRaNtEeD").
+          if (nextIsLower(text, to)) {
+            splits.push(word.length);
+            segmentStart = word.length;
+          }
+        } else if (upper && upperRun >= 2 && nextIsLower(text, to)) {
+          // "RNBot": split before the last capital of a run followed by lower case.
+          if (word.length >= 2) {
+            splits.push(word.length);
+            segmentStart = word.length;
+          }
+        }
+        if (upper && word.length > segmentStart && lastWasLower) innerUppers += 1;
+        word += ch;
+        wordEnd = to;
+        lettersSinceDot += 1;
+        lastWasLower = lower;
+        upperRun = upper ? upperRun + 1 : 0;
+        spaceBefore = false;
+        return;
+      }
+      const c = ch.charCodeAt(0);
+      if (c === 39 && word !== "" && to < n && isLetterAt(text, to)) {
+        word += "'";
+        wordEnd = to;
+        lettersSinceDot = 0;
+        return;
+      }
+      if (
+        c === 46 && word !== "" && lettersSinceDot === 1 && to + 1 <= n &&
+        isLetterAt(text, to) &&
+        !isAlnumAt(text, to + (text.codePointAt(to) as number > 0xffff ? 2 : 1))
+      ) {
+        // "A.I.": the dot joins single letters.
+        lettersSinceDot = 0;
+        return;
+      }
+      flush();
+      switch (c) {
+        case 32:
+        case 9:
+        case 13:
+        case 12:
+        case 11:
+          spaceBefore = true;
+          return;
+        case 10:
+          if (textLines) {
+            newlines += 1;
+            if (newlines === 1 && isBulletAt(text, to)) newlines = 2;
+          }
+          spaceBefore = true;
+          return;
+        case 46: // .
+          if (pending === 0) pending = 1;
+          break;
+        case 33: // !
+          pending = 2;
+          break;
+        case 63: // ?
+          pending = 3;
+          pendingQuestion = true;
+          break;
+        case 34: // "
+          settle(false);
+          this.#quoted = !this.#quoted;
+          break;
+        case 44: // ,
+        case 59: // ;
+        case 58: // :
+        case 40: // (
+        case 41: // )
+          settle(false);
+          this.#newClause();
+          break;
+        case 45: // -
+          settle(false);
+          if (spaceBefore) this.#newClause();
+          break;
+        default:
+          settle(false);
+      }
+      spaceBefore = false;
+    };
+
+    let i = options.from ?? 0;
+    while (nextLine < lineStarts.length && lineStarts[nextLine].at < i) nextLine += 1;
+    while (i < n) {
+      if (nextLine < lineStarts.length && i === lineStarts[nextLine].at) {
+        const line = lineStarts[nextLine];
+        nextLine += 1;
+        flush();
+        if (pending !== 0 || pendingQuestion) this.#endSentence(pendingQuestion);
+        pending = 0;
+        pendingQuestion = false;
+        newlines = 0;
+        if (line.role === null) this.newBlock();
+        else this.startTurn(line.role);
+        if (this.#turnOpen) {
+          this.#turnPiece = this.#pieceNo;
+          this.#turnTextStart = line.textAt;
+        }
+        i = line.textAt;
+        continue;
+      }
+      const c = text.charCodeAt(i);
+      if (c < 0x80) {
+        if (c === 38) {
+          ENTITY.lastIndex = i;
+          const match = ENTITY.exec(text);
+          if (match !== null) {
+            const decoded = decodeHTMLStrict(match[0]);
+            if (decoded !== match[0]) {
+              const to = i + match[0].length;
+              for (const ch of decoded) {
+                const cp = ch.codePointAt(0) as number;
+                const folded = cp < 0x80 ? ch.toLowerCase() : foldCodePoint(cp);
+                for (const f of folded) take(f, i, to, false, false);
+              }
+              i = to;
+              continue;
+            }
+          }
+        }
+        if (c >= 65 && c <= 90) take(String.fromCharCode(c + 32), i, i + 1, true, false);
+        else take(text[i], i, i + 1, false, c >= 97 && c <= 122);
+        i += 1;
+        continue;
+      }
+      const cp = text.codePointAt(i) as number;
+      const width = cp > 0xffff ? 2 : 1;
+      const folded = foldCodePoint(cp);
+      for (const f of folded) take(f, i, i + width, false, false);
+      i += width;
+    }
+    flush();
+    if (pending !== 0) {
+      this.#endSentence(pendingQuestion);
+      pending = 0;
+    }
+    if (textLines && newlines >= 2) this.newBlock();
+  }
+}
+
+const LEET = new Map([["0", "o"], ["1", "i"], ["3", "e"], ["4", "a"], ["5", "s"], ["7", "t"]]);
+
+/**
+ * Digits standing in for letters inside a word ("b0t", "hum4n") read as the
+ * letters. Only a word with at least two letters and at most two such digits
+ * is read this way, so numbers and codes ("401", "4g") stay as they are;
+ * terms are folded the same way, so "a1c" in a term still matches "A1C".
+ */
+function unleet(word: string): string {
+  let letters = 0;
+  let digits = 0;
+  for (let i = 0; i < word.length; i += 1) {
+    const c = word.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (LEET.has(word[i])) digits += 1;
+      else return word;
+    } else if (c >= 97 && c <= 122) letters += 1;
+  }
+  if (digits === 0 || digits > 2 || letters < 2) return word;
+  let out = "";
+  for (const ch of word) out += LEET.get(ch) ?? ch;
+  return out;
+}
+
+function nextIsLower(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  return c >= 97 && c <= 122;
+}
+
+function isLetterAt(text: string, at: number): boolean {
+  if (at >= text.length) return false;
+  const c = text.charCodeAt(at);
+  if (c < 0x80) return isAsciiLetter(c);
+  const folded = foldCodePoint(text.codePointAt(at) as number);
+  return folded !== "" && /^\p{L}/u.test(folded);
+}
+
+/** Whether the character at `at` folds to a letter or digit (full-width letters included). */
+function isAlnumAt(text: string, at: number): boolean {
+  if (at >= text.length) return false;
+  const c = text.charCodeAt(at);
+  if (c < 0x80) return isAsciiAlnum(c);
+  const folded = foldCodePoint(text.codePointAt(at) as number);
+  return folded !== "" && /^[\p{L}\p{N}]/u.test(folded);
+}
+
+/** Whether a bullet ("- ", "* ", "• ", "1. ") starts at `at`, after spaces. */
+function isBulletAt(text: string, at: number): boolean {
+  let i = at;
+  while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i += 1;
+  const c = text.charCodeAt(i);
+  if ((c === 45 || c === 42 || c === 0x2022) && text.charCodeAt(i + 1) === 32) return true;
+  let j = i;
+  while (j < text.length && j - i < 3 && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) {
+    j += 1;
+  }
+  return j > i && (text.charCodeAt(j) === 46 || text.charCodeAt(j) === 41) &&
+    text.charCodeAt(j + 1) === 32;
+}

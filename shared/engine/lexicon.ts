@@ -1,0 +1,250 @@
+/**
+ * Concept lexicons compiled into one word trie, and the single pass that
+ * finds every concept's matches in a document.
+ *
+ * Terms are parsed (detector_schema.ts has the syntax), folded and tokenized
+ * like content, and expanded into word sequences; the trie holds every
+ * sequence of every concept. Matching walks the trie from each token; a match
+ * never crosses a sentence end. The step from the root, the only one most
+ * tokens take, is memoised per distinct word. Cost is linear in the number of
+ * tokens times the depth of the longest term.
+ *
+ * @module
+ */
+import { DocumentBuilder } from "./document/builder.ts";
+import type { Document } from "./document/document.ts";
+import { MAX_TERM_EXPANSIONS } from "./detector_schema.ts";
+
+/** A term is malformed or expands too far; the message says why. */
+export class TermError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TermError";
+  }
+}
+
+interface WordPattern {
+  word: string;
+  prefix: boolean;
+}
+
+interface TrieNode {
+  next: Map<string, TrieNode> | null;
+  prefixes: { prefix: string; node: TrieNode }[] | null;
+  /** Lexicon entries (concept ids) whose term ends here. */
+  ends: number[] | null;
+}
+
+function newNode(): TrieNode {
+  return { next: null, prefixes: null, ends: null };
+}
+
+/** The folded words of a literal, as content would be tokenized. */
+export function termWords(literal: string): string[] {
+  const builder = new DocumentBuilder("text");
+  builder.addPiece(literal, { where: "text", lines: "inline" });
+  return [...builder.build().words];
+}
+
+interface TermPart {
+  alternatives: string[];
+  optional: boolean;
+}
+
+/**
+ * Splits a term into its parts: a word (`bot`), single-word alternatives
+ * (`bot|chatbot`), or a group of phrase alternatives in parentheses
+ * (`(virtual assistant|ai)`); a part may end in `?` (optional).
+ */
+function termParts(term: string): TermPart[] {
+  const parts: TermPart[] = [];
+  let i = 0;
+  while (i < term.length) {
+    if (term[i] === " ") {
+      i += 1;
+      continue;
+    }
+    let body: string;
+    if (term[i] === "(") {
+      const close = term.indexOf(")", i + 1);
+      if (close < 0) throw new TermError(`term "${term}" has an unclosed group`);
+      body = term.slice(i + 1, close);
+      i = close + 1;
+    } else {
+      let end = i;
+      while (end < term.length && term[end] !== " " && term[end] !== "(") end += 1;
+      body = term.slice(i, end);
+      i = end;
+    }
+    let optional = false;
+    if (term[i] === "?") {
+      optional = true;
+      i += 1;
+    } else if (body.length > 1 && body.endsWith("?") && !body.includes(" ")) {
+      optional = true;
+      body = body.slice(0, -1);
+    }
+    parts.push({ alternatives: body.split("|").map((alt) => alt.trim()), optional });
+  }
+  return parts;
+}
+
+/** Expands one term into word-pattern sequences; throws TermError when it is malformed. */
+export function expandTerm(term: string, options: { literal?: boolean } = {}): WordPattern[][] {
+  const parts = options.literal ? [{ alternatives: [term], optional: false }] : termParts(term);
+  let sequences: WordPattern[][] = [[]];
+  for (const part of parts) {
+    // Punctuation between words ("suicide & crisis lifeline") separates them, as in content.
+    if (
+      part.alternatives.every((alt) =>
+        alt !== "" && !alt.endsWith("*") && termWords(alt).length === 0
+      )
+    ) {
+      continue;
+    }
+    const alternatives: WordPattern[][] = part.optional ? [[]] : [];
+    for (const alt of part.alternatives) {
+      if (alt === "") throw new TermError(`term "${term}" has an empty alternative`);
+      const prefix = !options.literal && alt.endsWith("*");
+      const words = termWords(prefix ? alt.slice(0, -1) : alt);
+      if (words.length === 0) throw new TermError(`term "${term}" has no word in "${alt}"`);
+      if (prefix) {
+        if (words.length !== 1 || words[0].length < 3) {
+          throw new TermError(
+            `term "${term}": a * ends a single word of at least three letters ("${alt}")`,
+          );
+        }
+        alternatives.push([{ word: words[0], prefix: true }]);
+      } else {
+        alternatives.push(words.map((word) => ({ word, prefix: false })));
+      }
+    }
+    const next: WordPattern[][] = [];
+    for (const sequence of sequences) {
+      for (const alternative of alternatives) next.push([...sequence, ...alternative]);
+    }
+    if (next.length > MAX_TERM_EXPANSIONS) {
+      throw new TermError(`term "${term}" expands to more than ${MAX_TERM_EXPANSIONS} sequences`);
+    }
+    sequences = next;
+  }
+  sequences = sequences.filter((sequence) => sequence.length > 0);
+  if (sequences.length === 0) throw new TermError(`term "${term}" can match nothing`);
+  return sequences;
+}
+
+/** Matches of one lexicon entry: token ranges [starts[k], ends[k]), in order of start. */
+export interface Matches {
+  starts: number[];
+  ends: number[];
+}
+
+/** A compiled set of lexicon entries (concepts and inline terms), matched in one pass. */
+export class Lexicon {
+  readonly #root = newNode();
+  readonly #rootSteps = new Map<string, TrieNode[]>();
+  #size = 0;
+
+  /** Number of entries. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Adds an entry of terms (or one literal statement) and returns its id. */
+  add(terms: readonly string[], options: { literal?: boolean } = {}): number {
+    const id = this.#size;
+    this.#size += 1;
+    for (const term of terms) {
+      for (const sequence of expandTerm(term, options)) this.#insert(sequence, id);
+    }
+    this.#rootSteps.clear();
+    return id;
+  }
+
+  #insert(sequence: WordPattern[], id: number): void {
+    let node = this.#root;
+    for (const pattern of sequence) {
+      if (pattern.prefix) {
+        node.prefixes ??= [];
+        let entry = node.prefixes.find((p) => p.prefix === pattern.word);
+        if (entry === undefined) {
+          entry = { prefix: pattern.word, node: newNode() };
+          node.prefixes.push(entry);
+        }
+        node = entry.node;
+      } else {
+        node.next ??= new Map();
+        let child = node.next.get(pattern.word);
+        if (child === undefined) {
+          child = newNode();
+          node.next.set(pattern.word, child);
+        }
+        node = child;
+      }
+    }
+    node.ends ??= [];
+    if (!node.ends.includes(id)) node.ends.push(id);
+  }
+
+  #step(node: TrieNode, word: string, out: TrieNode[]): void {
+    const child = node.next?.get(word);
+    if (child !== undefined) out.push(child);
+    if (node.prefixes !== null) {
+      for (const entry of node.prefixes) if (word.startsWith(entry.prefix)) out.push(entry.node);
+    }
+  }
+
+  #fromRoot(word: string): TrieNode[] {
+    let steps = this.#rootSteps.get(word);
+    if (steps === undefined) {
+      steps = [];
+      this.#step(this.#root, word, steps);
+      if (this.#rootSteps.size < 200_000) this.#rootSteps.set(word, steps);
+    }
+    return steps;
+  }
+
+  /** Every entry's matches in a document; one match per entry and start, the longest. */
+  match(doc: Document): Matches[] {
+    const found: Matches[] = [];
+    for (let id = 0; id < this.#size; id += 1) found.push({ starts: [], ends: [] });
+    const { words, sentence } = doc;
+    const n = doc.length;
+    const frontier: TrieNode[] = [];
+    const depth: number[] = [];
+    for (let i = 0; i < n; i += 1) {
+      const first = this.#fromRoot(words[i]);
+      if (first.length === 0) continue;
+      frontier.length = 0;
+      depth.length = 0;
+      for (const node of first) {
+        frontier.push(node);
+        depth.push(i + 1);
+      }
+      while (frontier.length > 0) {
+        const node = frontier.pop() as TrieNode;
+        const end = depth.pop() as number;
+        if (node.ends !== null) {
+          for (const id of node.ends) {
+            const matches = found[id];
+            const last = matches.starts.length - 1;
+            if (last >= 0 && matches.starts[last] === i) {
+              if (end > matches.ends[last]) matches.ends[last] = end;
+            } else {
+              matches.starts.push(i);
+              matches.ends.push(end);
+            }
+          }
+        }
+        if (
+          end < n && sentence[end] === sentence[i] && (node.next !== null || node.prefixes !== null)
+        ) {
+          const before = frontier.length;
+          this.#step(node, words[end], frontier);
+          for (let k = before; k < frontier.length; k += 1) depth.push(end + 1);
+        }
+      }
+    }
+    return found;
+  }
+}
