@@ -14,7 +14,9 @@ import {
 } from "../shared/admin/provisioning.ts";
 import type { Config } from "../shared/config.ts";
 import { ACCOUNT_STATUSES, PLANS } from "../shared/contract/vocabulary.ts";
+import { accountGet, apiKeyList } from "../shared/db/accounts.ts";
 import { type Db, DbError } from "../shared/db/db.ts";
+import { rulebookList } from "../shared/db/rulebooks.ts";
 import { migrate } from "../shared/db/migrate.ts";
 import { openDb } from "../shared/db/open_db.ts";
 import { RulebookError } from "../shared/engine/rulebook_validation.ts";
@@ -170,9 +172,7 @@ function plan(
       expectArgs(1);
       const id = field(Uuid, arg, "account_id");
       return async (db) => {
-        const account = await db.rpc<Record<string, unknown> | null>("account_get", {
-          p_account_id: id,
-        });
+        const account = await accountGet(db, id);
         if (account === null) throw new Error("No such account");
         print(
           Object.entries(account).map(([key, value]) => `${key}: ${value ?? "-"}`).join("\n"),
@@ -197,7 +197,7 @@ function plan(
         );
       }
       return async (db) => {
-        const account = await updateAccount(db, id, changes);
+        const account = await updateAccount(db, { accountId: id, ...changes });
         print(
           `Updated account ${account.account_id} (${account.plan}, ${account.status})`,
           account,
@@ -235,9 +235,7 @@ function plan(
       expectArgs(1);
       const id = field(Uuid, arg, "account_id");
       return async (db) => {
-        const keys = await db.rpc<Array<Record<string, string | null>>>("api_key_list", {
-          p_account_id: id,
-        });
+        const keys = await apiKeyList(db, id);
         print(
           keys.length === 0
             ? "No keys"
@@ -288,7 +286,7 @@ function plan(
     case "rulebook list": {
       expectArgs(0);
       return async (db) => {
-        const books = await db.rpc<Array<Record<string, unknown>>>("rulebook_list");
+        const books = await rulebookList(db);
         print(
           books.length === 0
             ? "No rulebooks"

@@ -12,7 +12,7 @@ import type { ServiceDeps } from "../shared/handlers/deps.ts";
 import { runWebsiteAudit } from "../shared/handlers/run_website_audit.ts";
 import { webhookIngest } from "../shared/handlers/webhook_ingest.ts";
 import { functionRouter } from "../shared/http/function_router.ts";
-import type { Handler } from "../shared/http/operation.ts";
+import type { Handler } from "../shared/http/endpoint.ts";
 import { createLogger } from "../shared/log/logger.ts";
 import { serviceDeps } from "../shared/service_deps.ts";
 import { processConfig } from "./process_config.ts";
@@ -40,7 +40,7 @@ export interface LocalServer {
 export function serveLocal(
   config: Config,
   db: Db,
-  deps: ServiceDeps = serviceDeps(config, db),
+  deps: ServiceDeps = serviceDeps(config, db, { runtime: "local-server" }),
 ): LocalServer {
   const server = Deno.serve({
     hostname: config.HOST,
@@ -81,7 +81,11 @@ async function main(): Promise<void> {
       );
     }
   }
-  const server = serveLocal(config, db, serviceDeps(config, db, logger));
+  const server = serveLocal(
+    config,
+    db,
+    serviceDeps(config, db, { runtime: "local-server", logger }),
+  );
   logger.log("info", "listening", { url: server.baseUrl, db_driver: config.DB_DRIVER });
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(signal, () => {

@@ -1,5 +1,5 @@
 import { jsonResponse } from "./json_response.ts";
-import type { Handler } from "./operation.ts";
+import type { Handler } from "./endpoint.ts";
 
 /**
  * Serves the functions as Supabase does: `POST /functions/<name>` and the
