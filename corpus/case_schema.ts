@@ -52,7 +52,10 @@ export const Case = z.strictObject({
       ctx.addIssue({ code: "custom", message: "a transcript case has messages and no content" });
     }
   } else if (c.content === undefined || c.messages !== undefined) {
-    ctx.addIssue({ code: "custom", message: "a content or website case has content and no messages" });
+    ctx.addIssue({
+      code: "custom",
+      message: "a content or website case has content and no messages",
+    });
   }
   if (c.label === "violation" && c.expect.length === 0) {
     ctx.addIssue({ code: "custom", message: "a violation names at least one expected statute id" });
