@@ -14,7 +14,7 @@ import {
 } from "../shared/admin/provisioning.ts";
 import type { Config } from "../shared/config.ts";
 import { ACCOUNT_STATUSES, PLANS } from "../shared/contract/vocabulary.ts";
-import { accountGet, apiKeyList } from "../shared/db/accounts.ts";
+import { accountGet, accountList, apiKeyList } from "../shared/db/accounts.ts";
 import { type Db, DbError } from "../shared/db/db.ts";
 import { rulebookList } from "../shared/db/rulebooks.ts";
 import postgres from "postgres";
@@ -32,6 +32,7 @@ Accounts
   account create --plan <starter|pro|enterprise> --status <status>
                  [--trial-end <ISO date-time>] [--price <USD per month>]
   account show <account_id>
+  account list                  every account, oldest first (find the demo account again)
   account update <account_id> [--plan <plan>] [--status <status>]
                  [--trial-end <ISO date-time> | --clear-trial-end]
 API keys
@@ -182,6 +183,20 @@ function plan(
         print(
           Object.entries(account).map(([key, value]) => `${key}: ${value ?? "-"}`).join("\n"),
           account,
+        );
+      };
+    }
+    case "account list": {
+      expectArgs(0);
+      return async (db) => {
+        const accounts = await accountList(db);
+        print(
+          accounts.length === 0
+            ? "No accounts"
+            : accounts.map((a) =>
+              `${a.account_id}  ${a.plan}  ${a.status}  created ${a.created_at}`
+            ).join("\n"),
+          accounts,
         );
       };
     }

@@ -230,6 +230,10 @@ Deno.test("deno task admin provisions against DATA_DIR and against DATABASE_URL 
       );
       const key = await run(["key", "issue", account.account_id], env);
       assert.match(key.api_key, /^cas_live_/);
+      const listed = await run(["account", "list"], env);
+      assert.deepEqual(listed.map((a: { account_id: string }) => a.account_id), [
+        account.account_id,
+      ]);
       const shown = await run(["account", "show", account.account_id], env);
       assert.equal(shown.plan, "starter");
       assert.equal(JSON.stringify(shown).includes(key.api_key), false);

@@ -55,6 +55,9 @@ export const accountGet = rpcFunction(
   AccountWithUsage.nullable(),
 );
 
+/** Every account, oldest first. */
+export const accountList = rpcFunction("account_list", (_: void) => ({}), z.array(AccountRecord));
+
 /** Changes of an account; what is left out stays as it is. */
 export interface AccountChanges {
   accountId: string;
