@@ -72,6 +72,11 @@ for (const target of dbTargets()) {
         { plan: "enterprise", status: "active", trial_end: null },
       );
 
+      const accounts = await cli(database, "--json", "account", "list");
+      assert.deepEqual(
+        JSON.parse(accounts.out).map((a: { account_id: string }) => a.account_id),
+        [account.account_id],
+      );
       const list = await cli(database, "--json", "key", "list", account.account_id);
       assert.equal(JSON.parse(list.out).length, 2);
       assert.equal(list.out.includes(key), false);
@@ -230,10 +235,6 @@ Deno.test("deno task admin provisions against DATA_DIR and against DATABASE_URL 
       );
       const key = await run(["key", "issue", account.account_id], env);
       assert.match(key.api_key, /^cas_live_/);
-      const listed = await run(["account", "list"], env);
-      assert.deepEqual(listed.map((a: { account_id: string }) => a.account_id), [
-        account.account_id,
-      ]);
       const shown = await run(["account", "show", account.account_id], env);
       assert.equal(shown.plan, "starter");
       assert.equal(JSON.stringify(shown).includes(key.api_key), false);

@@ -69,7 +69,7 @@ for (const target of dbTargets()) {
        from public.audits where account_id = $1 order by created_at`,
       [accountId],
     );
-    assert.deepEqual(audits, [
+    assert.deepEqual(audits.map((row) => ({ ...row })), [
       {
         content_sha256: await sha256Hex(VIOLATING_CONTENT),
         content_length: [...VIOLATING_CONTENT].length,

@@ -331,8 +331,8 @@ Deno.test("admin CLI never writes beside a holder of DATA_DIR: it refuses with a
 });
 
 Deno.test("npm start stops cleanly when npm gets SIGTERM or SIGINT: no server keeps the ports", async () => {
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    await withDataDir(async (dataDir) => {
+  await withDataDir(async (dataDir) => {
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const running = await start({ DATA_DIR: dataDir }, "npm", ["start", "--silent"]);
       running.child.kill(signal); // npm's own pid
       await running.child.status;
@@ -347,8 +347,8 @@ Deno.test("npm start stops cleanly when npm gets SIGTERM or SIGINT: no server ke
         `${signal}: database socket still taken`,
       );
       await running.stop().catch(() => {});
-    });
-  }
+    }
+  });
 });
 
 Deno.test("deno task start refuses a malformed environment, naming the variable", async () => {
