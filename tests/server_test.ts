@@ -20,6 +20,8 @@ const SERVER_ARGS = [
   "scripts/server.ts",
 ];
 
+const CREATE_PRO_ACCOUNT = ["account", "create", "--plan", "pro", "--status", "active"];
+
 interface Running {
   child: Deno.ChildProcess;
   baseUrl: string;
@@ -199,15 +201,7 @@ Deno.test("local server: first start, the contract's routes on both listeners, t
       assert.equal(typeof hookBody.processing_ms, "number");
 
       // The admin CLI pointed at DATA_DIR goes through the server's socket.
-      const account = await admin(
-        dataDir,
-        "account",
-        "create",
-        "--plan",
-        "pro",
-        "--status",
-        "active",
-      );
+      const account = await admin(dataDir, ...CREATE_PRO_ACCOUNT);
       assert.equal(account.code, 0, account.err);
       const accountId = JSON.parse(account.out).account_id;
       const issued = await admin(dataDir, "key", "issue", accountId);
@@ -219,13 +213,24 @@ Deno.test("local server: first start, the contract's routes on both listeners, t
       assert.equal(seen.status, 200);
       assert.equal((await seen.json()).plan, "pro");
 
-      // So does any Postgres client, as psql would.
+      // So does any Postgres client: postgres.js (extended protocol), and psql
+      // (simple protocol) where it is installed, as on CI.
       const sql = postgres(first.socketUrl, { max: 1, prepare: false, onnotice: () => {} });
       try {
         const [row] = await sql`select count(*)::int as n from public.accounts`;
         assert.equal(row.n, 2);
       } finally {
         await sql.end();
+      }
+      const psql = await new Deno.Command("psql", {
+        args: [first.socketUrl, "-tAc", "select count(*) from public.accounts"],
+        stdout: "piped",
+        stderr: "piped",
+        env: { PGCONNECT_TIMEOUT: "5" },
+      }).output().catch(() => null);
+      if (psql !== null) {
+        assert.equal(psql.code, 0, new TextDecoder().decode(psql.stderr));
+        assert.equal(new TextDecoder().decode(psql.stdout).trim(), "2");
       }
     } finally {
       assert.equal(await first.stop("SIGTERM"), 0);
@@ -308,15 +313,7 @@ Deno.test("admin CLI never writes beside a holder of DATA_DIR: it refuses with a
     });
     assert.ok("claim" in held);
     try {
-      const refused = await admin(
-        dataDir,
-        "account",
-        "create",
-        "--plan",
-        "pro",
-        "--status",
-        "active",
-      );
+      const refused = await admin(dataDir, ...CREATE_PRO_ACCOUNT);
       assert.equal(refused.code, 1);
       assert.match(refused.err, /does not answer; the command changed nothing/);
       await held.claim.publish({ pid: Deno.pid, role: "admin" });
