@@ -14,9 +14,15 @@ import {
 } from "../shared/admin/provisioning.ts";
 import type { Config } from "../shared/config.ts";
 import { ACCOUNT_STATUSES, PLANS } from "../shared/contract/vocabulary.ts";
+import { accountGet, accountList, apiKeyList } from "../shared/db/accounts.ts";
 import { type Db, DbError } from "../shared/db/db.ts";
+import { rulebookList } from "../shared/db/rulebooks.ts";
+import postgres from "postgres";
+import { claimDataDir } from "../shared/db/data_dir_owner.ts";
 import { migrate } from "../shared/db/migrate.ts";
 import { openDb } from "../shared/db/open_db.ts";
+import { createPgliteDb, openPglite } from "../shared/db/pglite_db.ts";
+import { createPostgresDb } from "../shared/db/postgres_db.ts";
 import { RulebookError } from "../shared/engine/rulebook_validation.ts";
 import { processConfig } from "./process_config.ts";
 
@@ -26,6 +32,7 @@ Accounts
   account create --plan <starter|pro|enterprise> --status <status>
                  [--trial-end <ISO date-time>] [--price <USD per month>]
   account show <account_id>
+  account list                  every account, oldest first (find the demo account again)
   account update <account_id> [--plan <plan>] [--status <status>]
                  [--trial-end <ISO date-time> | --clear-trial-end]
 API keys
@@ -41,7 +48,8 @@ Database
 
 Statuses: ${ACCOUNT_STATUSES.join(", ")}
 Options: --json prints JSON for scripts; --help prints this text.
-The database is DATA_DIR (embedded, default .data/pglite) unless DATABASE_URL is set.
+The database is DATA_DIR (embedded, default .data/pglite) unless DATABASE_URL is set;
+while the local server runs on DATA_DIR, commands go through its database socket.
 Exit codes: 0 done, 1 the operation failed, 2 usage or configuration error.`;
 
 /** A usage error: the command line is wrong. */
@@ -170,13 +178,25 @@ function plan(
       expectArgs(1);
       const id = field(Uuid, arg, "account_id");
       return async (db) => {
-        const account = await db.rpc<Record<string, unknown> | null>("account_get", {
-          p_account_id: id,
-        });
+        const account = await accountGet(db, id);
         if (account === null) throw new Error("No such account");
         print(
           Object.entries(account).map(([key, value]) => `${key}: ${value ?? "-"}`).join("\n"),
           account,
+        );
+      };
+    }
+    case "account list": {
+      expectArgs(0);
+      return async (db) => {
+        const accounts = await accountList(db);
+        print(
+          accounts.length === 0
+            ? "No accounts"
+            : accounts.map((a) =>
+              `${a.account_id}  ${a.plan}  ${a.status}  created ${a.created_at}`
+            ).join("\n"),
+          accounts,
         );
       };
     }
@@ -197,7 +217,7 @@ function plan(
         );
       }
       return async (db) => {
-        const account = await updateAccount(db, id, changes);
+        const account = await updateAccount(db, { accountId: id, ...changes });
         print(
           `Updated account ${account.account_id} (${account.plan}, ${account.status})`,
           account,
@@ -235,9 +255,7 @@ function plan(
       expectArgs(1);
       const id = field(Uuid, arg, "account_id");
       return async (db) => {
-        const keys = await db.rpc<Array<Record<string, string | null>>>("api_key_list", {
-          p_account_id: id,
-        });
+        const keys = await apiKeyList(db, id);
         print(
           keys.length === 0
             ? "No keys"
@@ -288,7 +306,7 @@ function plan(
     case "rulebook list": {
       expectArgs(0);
       return async (db) => {
-        const books = await db.rpc<Array<Record<string, unknown>>>("rulebook_list");
+        const books = await rulebookList(db);
         print(
           books.length === 0
             ? "No rulebooks"
@@ -302,7 +320,7 @@ function plan(
     case "migrate": {
       if (positionals.length !== 1) throw new UsageError("migrate takes no arguments");
       return () => {
-        // Opening the database applied the migrations (openForCli).
+        // Opening the database applied the migrations (openForCli, openPglite).
         print("Migrations applied", { migrated: true });
         return Promise.resolve();
       };
@@ -321,20 +339,69 @@ function describe(error: unknown): string {
   return "The operation failed";
 }
 
+/**
+ * The database of a command. The embedded one is never opened beside a
+ * running local server: the CLI goes through the server's Postgres socket
+ * instead, or refuses with a message saying why.
+ */
 async function openForCli(config: Config, command: string | undefined): Promise<Db> {
+  if (config.DB_DRIVER === "pglite") return await openDataDir(config.DATA_DIR);
   if (command === "migrate" && config.DB_DRIVER === "postgres") {
-    const postgres = (await import("postgres")).default;
-    const sql = postgres((config.DATABASE_URL ?? config.SUPABASE_DB_URL)!, {
-      max: 1,
-      onnotice: () => {},
-    });
-    try {
-      await migrate(sql);
-    } finally {
-      await sql.end();
-    }
+    await migrateOver((config.DATABASE_URL ?? config.SUPABASE_DB_URL)!);
   }
   return await openDb(config);
+}
+
+/** Applies the migrations over a Postgres connection (DATABASE_URL or the server's socket). */
+async function migrateOver(url: string): Promise<void> {
+  const sql = postgres(url, { max: 1, prepare: false, connect_timeout: 5, onnotice: () => {} });
+  try {
+    await migrate(sql);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/**
+ * DATA_DIR for one command: opened here when nobody holds it (and held until
+ * the command ends, so a server started meanwhile refuses), reached through
+ * the local server's socket while it runs.
+ */
+async function openDataDir(dataDir: string): Promise<Db> {
+  const result = await claimDataDir(dataDir, { pid: Deno.pid, role: "admin" });
+  if ("claim" in result) {
+    const { claim } = result;
+    try {
+      const db = createPgliteDb(await openPglite(dataDir));
+      return {
+        rpc: db.rpc,
+        async close() {
+          await db.close();
+          claim.release();
+        },
+      };
+    } catch (error) {
+      claim.release();
+      throw error;
+    }
+  }
+  const holder = result.heldBy;
+  if (holder?.role === "server" && holder.socketUrl !== undefined) {
+    try {
+      // Also proves the socket answers before the command runs.
+      await migrateOver(holder.socketUrl);
+    } catch {
+      throw new Error(
+        `The local server (pid ${holder.pid}) holds DATA_DIR ${dataDir}, but its database socket ${holder.socketUrl} does not answer; the command changed nothing`,
+      );
+    }
+    return createPostgresDb(holder.socketUrl, { max: 1, prepare: false });
+  }
+  throw new Error(
+    `DATA_DIR ${dataDir} is in use by ${
+      holder === null ? "another process" : `another admin command (pid ${holder.pid})`
+    }; the command changed nothing. Try again when it has finished`,
+  );
 }
 
 async function main(): Promise<number> {

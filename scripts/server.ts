@@ -1,21 +1,35 @@
 /**
  * The local service: the four functions in one process, on the embedded
- * database by default. Run: npm start (deno task start).
+ * database by default, which this process owns for as long as it runs
+ * (psql and the admin CLI reach it through its loopback Postgres socket).
+ * Run: npm start (deno task start).
  */
-import { firstStart } from "../shared/admin/first_start.ts";
+import { type FirstStart, firstStart } from "../shared/admin/first_start.ts";
 import type { Config } from "../shared/config.ts";
+import { claimDataDir, type DataDirClaim } from "../shared/db/data_dir_owner.ts";
 import type { Db } from "../shared/db/db.ts";
-import { openDb } from "../shared/db/open_db.ts";
+import { openRemoteDb } from "../shared/db/open_db.ts";
+import { createPgliteDb, openPglite } from "../shared/db/pglite_db.ts";
+import {
+  createSessionLock,
+  type PgliteSocket,
+  servePgliteSocket,
+} from "../shared/db/pglite_session.ts";
 import { agentSubscribe } from "../shared/handlers/agent_subscribe.ts";
 import { complianceAudit } from "../shared/handlers/compliance_audit.ts";
 import type { ServiceDeps } from "../shared/handlers/deps.ts";
 import { runWebsiteAudit } from "../shared/handlers/run_website_audit.ts";
 import { webhookIngest } from "../shared/handlers/webhook_ingest.ts";
+import type { Handler } from "../shared/http/endpoint.ts";
 import { functionRouter } from "../shared/http/function_router.ts";
-import type { Handler } from "../shared/http/operation.ts";
-import { createLogger } from "../shared/log/logger.ts";
+import { createLogger, type Logger } from "../shared/log/logger.ts";
 import { serviceDeps } from "../shared/service_deps.ts";
 import { processConfig } from "./process_config.ts";
+
+/** The socket's address: loopback only, since it asks for no password. */
+const SOCKET_HOST = "127.0.0.1";
+/** How long a request waits for the embedded database while a psql session holds it. */
+const SESSION_WAIT_MS = 5000;
 
 /** The four operations behind their routes. */
 export function localHandler(deps: ServiceDeps): Handler {
@@ -24,70 +38,245 @@ export function localHandler(deps: ServiceDeps): Handler {
     agentSubscribe: agentSubscribe(deps),
     runWebsiteAudit: runWebsiteAudit(deps),
     webhookIngest: webhookIngest(deps),
-  });
+  }, deps.logger);
 }
 
-/** A running local server. */
+/** The HTTP listeners of the local server. */
 export interface LocalServer {
   /** Base URL ending in `/functions`. */
   baseUrl: string;
-  port: number;
-  db: Db;
+  /** The alternate host's base URL (ALT_PORT), when it listens. */
+  altBaseUrl?: string;
   close(): Promise<void>;
 }
 
-/** Starts the local server for a configuration on an opened database. */
-export function serveLocal(
+/** A problem the operator can fix, said in one line; never a stack trace. */
+export class StartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StartError";
+  }
+}
+
+function baseUrlOf(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}/functions`;
+}
+
+function listen(
   config: Config,
-  db: Db,
-  deps: ServiceDeps = serviceDeps(config, db),
-): LocalServer {
-  const server = Deno.serve({
-    hostname: config.HOST,
-    port: config.PORT,
-    onListen: () => {},
-  }, localHandler(deps));
-  const port = server.addr.port;
+  port: number,
+  variable: string,
+  handler: Handler,
+): Deno.HttpServer<Deno.NetAddr> {
+  try {
+    return Deno.serve({ hostname: config.HOST, port, onListen: () => {} }, handler);
+  } catch (error) {
+    if (error instanceof Deno.errors.AddrInUse) throw portInUse(port, config.HOST, variable);
+    throw error;
+  }
+}
+
+/**
+ * Serves the four functions on HOST:PORT and, when ALT_PORT is set, on a
+ * second listener for the contract's alternate host: the same routes.
+ */
+export function serveLocal(config: Config, deps: ServiceDeps): LocalServer {
+  const handler = localHandler(deps);
+  const main = listen(config, config.PORT, "PORT", handler);
+  let alt: Deno.HttpServer<Deno.NetAddr> | undefined;
+  try {
+    if (config.ALT_PORT !== undefined) alt = listen(config, config.ALT_PORT, "ALT_PORT", handler);
+  } catch (error) {
+    main.shutdown();
+    throw error;
+  }
   return {
-    baseUrl: `http://${
-      config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST
-    }:${port}/functions`,
-    port,
-    db,
+    baseUrl: baseUrlOf(config.HOST, main.addr.port),
+    ...(alt === undefined ? {} : { altBaseUrl: baseUrlOf(config.HOST, alt.addr.port) }),
     async close() {
-      await server.shutdown();
-      await db.close();
+      await Promise.all([main.shutdown(), alt?.shutdown()]);
     },
   };
+}
+
+/** The running local service. */
+export interface LocalService {
+  server: LocalServer;
+  /** The embedded database's Postgres socket, with the pglite driver. */
+  socketUrl?: string;
+  /** What the first start of a new data directory created. */
+  created: FirstStart | null;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the local service: with the pglite driver it claims DATA_DIR (a
+ * second process is refused), opens and migrates it, prepares a first start,
+ * serves it on the loopback socket PGLITE_SOCKET_PORT, then listens for HTTP.
+ * Whatever was opened is closed again when a later step fails.
+ */
+export async function startLocalService(config: Config, logger: Logger): Promise<LocalService> {
+  const cleanup: Array<() => Promise<void> | void> = [];
+  const closeAll = async () => {
+    for (const step of cleanup.reverse()) await step();
+    cleanup.length = 0;
+  };
+  try {
+    let db: Db;
+    let socket: PgliteSocket | undefined;
+    let created: FirstStart | null = null;
+    assertPortsFree(config);
+    if (config.DB_DRIVER === "pglite") {
+      const claim = await claimOrRefuse(config.DATA_DIR);
+      cleanup.push(() => claim.release());
+      const pg = await openPglite(config.DATA_DIR);
+      cleanup.push(async () => {
+        if (!pg.closed) await pg.close();
+      });
+      created = await firstStart(createPgliteDb(pg));
+      const lock = createSessionLock();
+      try {
+        socket = await servePgliteSocket(pg, lock, {
+          host: SOCKET_HOST,
+          port: config.PGLITE_SOCKET_PORT,
+        });
+      } catch (error) {
+        if ((error as { code?: string }).code === "EADDRINUSE") {
+          throw portInUse(config.PGLITE_SOCKET_PORT, SOCKET_HOST, "PGLITE_SOCKET_PORT");
+        }
+        throw error;
+      }
+      const opened = socket;
+      cleanup.push(() => opened.close());
+      await claim.publish({ pid: Deno.pid, role: "server", socketUrl: socket.url });
+      db = createPgliteDb(pg, { session: { lock, timeoutMs: SESSION_WAIT_MS } });
+    } else {
+      db = openRemoteDb(config);
+      cleanup.push(() => db.close());
+    }
+    const server = serveLocal(config, serviceDeps(config, db, { runtime: "local-server", logger }));
+    cleanup.push(() => server.close());
+    return {
+      server,
+      ...(socket === undefined ? {} : { socketUrl: socket.url }),
+      created,
+      close: closeAll,
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+/**
+ * Refuses at once, before a data directory is opened or created, when a port
+ * the service needs is taken. The listeners themselves still report a port
+ * taken in between.
+ */
+function assertPortsFree(config: Config): void {
+  const ports: Array<[number | undefined, string, string]> = [
+    [config.PORT, config.HOST, "PORT"],
+    [config.ALT_PORT, config.HOST, "ALT_PORT"],
+    [
+      config.DB_DRIVER === "pglite" ? config.PGLITE_SOCKET_PORT : undefined,
+      SOCKET_HOST,
+      "PGLITE_SOCKET_PORT",
+    ],
+  ];
+  for (const [port, hostname, variable] of ports) {
+    if (port === undefined || port === 0) continue;
+    try {
+      Deno.listen({ hostname, port }).close();
+    } catch (error) {
+      if (error instanceof Deno.errors.AddrInUse) throw portInUse(port, hostname, variable);
+      throw error;
+    }
+  }
+}
+
+function portInUse(port: number, host: string, variable: string): StartError {
+  return new StartError(
+    `Port ${port} on ${host} (${variable}) is already in use, probably by another local server: stop it, or set ${variable}`,
+  );
+}
+
+async function claimOrRefuse(dataDir: string): Promise<DataDirClaim> {
+  const result = await claimDataDir(dataDir, { pid: Deno.pid, role: "server" });
+  if ("claim" in result) return result.claim;
+  const holder = result.heldBy;
+  const who = holder === null
+    ? "another process"
+    : holder.role === "server"
+    ? `the local server with pid ${holder.pid}${
+      holder.socketUrl ? ` (database at ${holder.socketUrl})` : ""
+    }`
+    : `an admin command with pid ${holder.pid}`;
+  throw new StartError(
+    `DATA_DIR ${dataDir} is in use by ${who}: stop it first, or set DATA_DIR to another directory`,
+  );
+}
+
+/**
+ * Ends the process when its parent is gone: `npm start` runs npm, a shell,
+ * deno task and this process; should a signal stop the chain above us
+ * without reaching us, the server must not live on holding its ports.
+ */
+function exitWithParent(stop: () => void): void {
+  const parent = Deno.ppid;
+  const timer = setInterval(() => {
+    if (Deno.ppid !== parent) {
+      clearInterval(timer);
+      stop();
+    }
+  }, 500);
+  Deno.unrefTimer(timer);
 }
 
 async function main(): Promise<void> {
   const config = processConfig();
   const logger = createLogger({ level: config.LOG_LEVEL });
-  const db = await openDb(config);
-  if (config.DB_DRIVER === "pglite") {
-    const created = await firstStart(db);
-    if (created !== null) {
-      // Printed once, to the operator's terminal; never written to a log.
-      console.log(
-        [
-          "",
-          `First start: migrated ${config.DATA_DIR}, activated seed rulebook v${created.rulebookVersion}.`,
-          `Demo account ${created.accountId} (starter, active). Its API key, shown only now:`,
-          "",
-          `  ${created.apiKey}`,
-          "",
-        ].join("\n"),
-      );
-    }
+  let service: LocalService;
+  try {
+    service = await startLocalService(config, logger);
+  } catch (error) {
+    console.error(
+      error instanceof StartError
+        ? error.message
+        : `The local server could not start: ${error instanceof Error ? error.message : error}`,
+    );
+    Deno.exit(1);
   }
-  const server = serveLocal(config, db, serviceDeps(config, db, logger));
-  logger.log("info", "listening", { url: server.baseUrl, db_driver: config.DB_DRIVER });
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    Deno.addSignalListener(signal, () => {
-      server.close().finally(() => Deno.exit(0));
-    });
+  if (service.created !== null) {
+    const created = service.created;
+    // Printed once, to the operator's terminal; never written to a log.
+    console.log(
+      [
+        "",
+        `First start: migrated ${config.DATA_DIR}, activated seed rulebook v${created.rulebookVersion}.`,
+        `Demo account ${created.accountId} (starter, active). Its API key, shown only now:`,
+        "",
+        `  ${created.apiKey}`,
+        "",
+      ].join("\n"),
+    );
   }
+  logger.log("info", "listening", {
+    url: service.server.baseUrl,
+    alt_url: service.server.altBaseUrl,
+    db_driver: config.DB_DRIVER,
+    db_socket: service.socketUrl,
+  });
+  let stopping = false;
+  const stop = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log("info", "stopping", { reason });
+    service.close().then(() => Deno.exit(0), () => Deno.exit(1));
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    Deno.addSignalListener(signal, () => stop(signal));
+  }
+  exitWithParent(() => stop("parent process ended"));
 }
 
 if (import.meta.main) await main();

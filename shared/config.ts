@@ -16,6 +16,8 @@ const urlWith = (protocols: readonly string[]) =>
 export const EnvSchema = z.object({
   HOST: z.string().trim().min(1).default("127.0.0.1"),
   PORT: z.coerce.number().int().min(0).max(65535).default(54321),
+  ALT_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  PGLITE_SOCKET_PORT: z.coerce.number().int().min(0).max(65535).default(54322),
   DATA_DIR: z.string().trim().min(1).default(".data/pglite"),
   DB_DRIVER: z.enum(["pglite", "postgres", "supabase"]).optional(),
   DATABASE_URL: urlWith(["postgres:", "postgresql:"]).optional(),
@@ -87,8 +89,8 @@ export class ConfigError extends Error {
 
 /**
  * Parses the environment. The driver defaults to `supabase` when SUPABASE_URL
- * and SUPABASE_SERVICE_ROLE_KEY are set, else `postgres` when DATABASE_URL is,
- * else the embedded `pglite`.
+ * and SUPABASE_SERVICE_ROLE_KEY are set, else `postgres` when DATABASE_URL or
+ * SUPABASE_DB_URL is, else the embedded `pglite`.
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const present = Object.fromEntries(
@@ -103,7 +105,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const driver = value.DB_DRIVER ??
     (value.SUPABASE_URL !== undefined && value.SUPABASE_SERVICE_ROLE_KEY !== undefined
       ? "supabase"
-      : value.DATABASE_URL !== undefined
+      : value.DATABASE_URL !== undefined || value.SUPABASE_DB_URL !== undefined
       ? "postgres"
       : "pglite");
   return { ...value, DB_DRIVER: driver };

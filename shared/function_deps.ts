@@ -13,7 +13,7 @@ let cached: ServiceDeps | undefined;
 export function functionDeps(): ServiceDeps {
   if (cached === undefined) {
     const config = loadConfig(processEnv());
-    cached = serviceDeps(config, openRemoteDb(config));
+    cached = serviceDeps(config, openRemoteDb(config), { runtime: "function" });
   }
   return cached;
 }

@@ -4,13 +4,19 @@ import type { ServiceDeps } from "./handlers/deps.ts";
 import { createLogger, type Logger } from "./log/logger.ts";
 import { createMemoryLimiter } from "./ratelimit/memory_limiter.ts";
 import type { RateLimiter } from "./ratelimit/rate_limiter.ts";
+import { createUnconfiguredLimiter } from "./ratelimit/unconfigured_limiter.ts";
 import { createUpstashLimiter } from "./ratelimit/upstash_limiter.ts";
 
+/** Where the operations run. */
+export type Runtime = "function" | "local-server";
+
 /**
- * The rate limiter the configuration asks for: Upstash when its REST URL and
- * token are set, else the in-memory limiter of a single local process.
+ * The rate limiter for a configuration: Upstash when its REST URL and token
+ * are set. Without them, the single local process limits in its memory, and a
+ * function (deployed, or under `supabase functions serve`) refuses limited
+ * requests: per-isolate counters are not the contract's limits.
  */
-export function limiterFromConfig(config: Config, logger: Logger): RateLimiter {
+export function limiterFromConfig(config: Config, logger: Logger, runtime: Runtime): RateLimiter {
   if (
     config.UPSTASH_REDIS_REST_URL !== undefined && config.UPSTASH_REDIS_REST_TOKEN !== undefined
   ) {
@@ -19,19 +25,22 @@ export function limiterFromConfig(config: Config, logger: Logger): RateLimiter {
       token: config.UPSTASH_REDIS_REST_TOKEN,
     });
   }
-  if (config.DB_DRIVER !== "pglite") {
-    logger.log("warn", "UPSTASH_REDIS_REST_URL is not set: per-minute limits are per process only");
-  }
-  return createMemoryLimiter();
+  return runtime === "local-server" ? createMemoryLimiter() : createUnconfiguredLimiter(logger);
+}
+
+/** Options of {@linkcode serviceDeps}. */
+export interface ServiceDepsOptions {
+  runtime: Runtime;
+  logger?: Logger;
 }
 
 /** The operations' dependencies from a configuration and a database. */
-export function serviceDeps(config: Config, db: Db, logger?: Logger): ServiceDeps {
-  const log = logger ?? createLogger({ level: config.LOG_LEVEL });
+export function serviceDeps(config: Config, db: Db, options: ServiceDepsOptions): ServiceDeps {
+  const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL });
   return {
     db,
-    limiter: limiterFromConfig(config, log),
-    logger: log,
+    limiter: limiterFromConfig(config, logger, options.runtime),
+    logger,
     corsOrigins: config.CORS_ALLOWED_ORIGINS,
     trustedProxyHops: config.TRUSTED_PROXY_HOPS,
   };

@@ -72,6 +72,11 @@ for (const target of dbTargets()) {
         { plan: "enterprise", status: "active", trial_end: null },
       );
 
+      const accounts = await cli(database, "--json", "account", "list");
+      assert.deepEqual(
+        JSON.parse(accounts.out).map((a: { account_id: string }) => a.account_id),
+        [account.account_id],
+      );
       const list = await cli(database, "--json", "key", "list", account.account_id);
       assert.equal(JSON.parse(list.out).length, 2);
       assert.equal(list.out.includes(key), false);

@@ -11,6 +11,8 @@ Deno.test("loadConfig() defaults to the embedded database on port 54321", () => 
   assert.deepEqual(config.CORS_ALLOWED_ORIGINS, ["*"]);
   assert.deepEqual(config.SCAN_ALLOWED_TARGETS, []);
   assert.equal(config.LOG_LEVEL, "info");
+  assert.equal(config.PGLITE_SOCKET_PORT, 54322);
+  assert.equal(config.ALT_PORT, undefined);
 });
 
 Deno.test("loadConfig() picks the driver from what is set", () => {
@@ -31,12 +33,19 @@ Deno.test("loadConfig() picks the driver from what is set", () => {
     "pglite",
   );
   assert.equal(loadConfig({ PORT: "" }).PORT, 54321);
+  // SUPABASE_DB_URL alone selects the postgres driver, as DATABASE_URL does.
+  assert.equal(
+    loadConfig({ SUPABASE_DB_URL: "postgres://u@127.0.0.1:5432/db" }).DB_DRIVER,
+    "postgres",
+  );
 });
 
 Deno.test("loadConfig() refuses malformed values, naming the variable and never the value", () => {
   const cases: Record<string, string>[] = [
     { PORT: "http" },
     { PORT: "70000" },
+    { ALT_PORT: "-1" },
+    { PGLITE_SOCKET_PORT: "socket" },
     { DB_DRIVER: "mysql" },
     { DATABASE_URL: "mysql://secret-password@127.0.0.1/x" },
     { DB_DRIVER: "postgres" },

@@ -73,3 +73,25 @@ Deno.test("the README documents every seed rule_key and the tier_key values", as
     assert.ok(readme.includes(`\`${tier}\``), `README lacks ${tier}`);
   }
 });
+
+Deno.test("README.md and docs/api.md link only inside the repository, to files that exist", async () => {
+  for (const file of ["README.md", "docs/api.md"]) {
+    const text = await Deno.readTextFile(new URL(file, root));
+    const targets = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]);
+    assert.ok(
+      file !== "README.md" || targets.includes("docs/api.md"),
+      "README links the API reference",
+    );
+    for (const target of targets) {
+      assert.equal(
+        /^[a-z]+:/i.test(target) || target.startsWith("//"),
+        false,
+        `${file}: ${target}`,
+      );
+      const path = target.split("#")[0];
+      if (path === "") continue;
+      assert.equal(path.startsWith(".."), false, `${file}: ${target} leaves the repository`);
+      await Deno.stat(new URL(path, new URL(file, root)));
+    }
+  }
+});

@@ -1,4 +1,5 @@
 import type { Db } from "../db/db.ts";
+import { rulebookList } from "../db/rulebooks.ts";
 import { loadSeedRulebook } from "../engine/seed_rulebook.ts";
 import { activateRulebook, createAccount, importRulebook, issueApiKey } from "./provisioning.ts";
 
@@ -15,8 +16,7 @@ export interface FirstStart {
  * that has any rulebook is left alone and null is returned.
  */
 export async function firstStart(db: Db): Promise<FirstStart | null> {
-  const rulebooks = await db.rpc<unknown[]>("rulebook_list");
-  if (rulebooks.length > 0) return null;
+  if ((await rulebookList(db)).length > 0) return null;
   const seed = await loadSeedRulebook();
   await importRulebook(db, seed);
   await activateRulebook(db, seed.version);

@@ -1,20 +1,9 @@
-import { z } from "zod";
+import { apiKeyAccount, type KeyAccount } from "../db/accounts.ts";
 import type { Db } from "../db/db.ts";
-import { ACCOUNT_STATUSES, PLANS } from "../contract/vocabulary.ts";
 import { isWellFormedApiKey, sha256Hex } from "./api_key.ts";
 
-/** An account as the `api_key_account` RPC returns it. */
-export const Account = z.object({
-  account_id: z.uuid(),
-  plan: z.enum(PLANS),
-  status: z.enum(ACCOUNT_STATUSES),
-  billing_interval: z.literal("month"),
-  price_per_month_usd: z.number().nullable(),
-  trial_end: z.string().nullable(),
-  monthly_limit: z.number().int().nullable(),
-  usage_count: z.number().int().min(0),
-});
-export type Account = z.infer<typeof Account>;
+/** The account of an API key, as the request path sees it. */
+export type Account = KeyAccount;
 
 /**
  * The account a key belongs to, or null when the key is malformed, unknown or
@@ -26,8 +15,7 @@ export async function accountForApiKey(
   key: string | null | undefined,
 ): Promise<Account | null> {
   if (typeof key !== "string" || !isWellFormedApiKey(key)) return null;
-  const row = await db.rpc("api_key_account", { p_key_digest: await sha256Hex(key) });
-  return row === null ? null : Account.parse(row);
+  return await apiKeyAccount(db, await sha256Hex(key));
 }
 
 /**

@@ -48,9 +48,11 @@ export const LogsResponse = z.strictObject({
   logs: z.array(Activity),
   account_id: z.uuid(),
 });
+export type LogsResponse = z.infer<typeof LogsResponse>;
 
 /** Contract 7.2: the agentSubscribe error envelope. */
 export const AccountErrorEnvelope = z.strictObject({ error: z.string() });
+export type AccountErrorEnvelope = z.infer<typeof AccountErrorEnvelope>;
 
 /** The CSV export's columns, in the contract's order. */
 export const ACTIVITY_CSV_COLUMNS = [

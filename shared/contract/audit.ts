@@ -49,20 +49,22 @@ export const AuditResponse = z.strictObject({
 });
 export type AuditResponse = z.infer<typeof AuditResponse>;
 
+/** Contract 7.1: the machine-readable codes of complianceAudit's errors. */
+export const AUDIT_ERROR_CODES = [
+  "invalid_request",
+  "invalid_api_key",
+  "account_inactive",
+  "rate_limited",
+  "quota_exceeded",
+  "service_unavailable",
+] as const;
+export type AuditErrorCode = typeof AUDIT_ERROR_CODES[number];
+
 /** Contract 7.1: the complianceAudit error envelope. */
 export const AuditErrorEnvelope = z.strictObject({
-  error: z.strictObject({
-    code: z.enum([
-      "invalid_request",
-      "invalid_api_key",
-      "account_inactive",
-      "rate_limited",
-      "quota_exceeded",
-      "service_unavailable",
-    ]),
-    message: z.string(),
-  }),
+  error: z.strictObject({ code: z.enum(AUDIT_ERROR_CODES), message: z.string() }),
 });
+export type AuditErrorEnvelope = z.infer<typeof AuditErrorEnvelope>;
 
 /** Length in Unicode code points: what the contract calls characters. */
 export function codePointLength(s: string): number {

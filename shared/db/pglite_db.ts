@@ -4,6 +4,16 @@ import { type Db, DbError } from "./db.ts";
 import { safeServerMessage } from "./server_error.ts";
 import { migrate } from "./migrate.ts";
 import { rpcStatement } from "./rpc_statement.ts";
+import { type SessionLock, withSession } from "./pglite_session.ts";
+
+/** Options of {@linkcode createPgliteDb}. */
+export interface PgliteDbOptions {
+  /**
+   * The session lock shared with the PGlite's socket clients (the local
+   * server); each RPC waits at most `timeoutMs` for it.
+   */
+  session?: { lock: SessionLock; timeoutMs: number };
+}
 
 /** Maps a PGlite error (a DatabaseError with a SQLSTATE) to a DbError. */
 function toDbError(error: unknown): DbError {
@@ -28,12 +38,16 @@ function toDbError(error: unknown): DbError {
  * const active = await db.rpc<{ version: number } | null>("rulebook_active");
  * ```
  */
-export function createPgliteDb(pg: PGlite): Db {
+export function createPgliteDb(pg: PGlite, options: PgliteDbOptions = {}): Db {
+  const { session } = options;
   return {
     async rpc<T = unknown>(name: string, args?: Record<string, unknown>): Promise<T> {
       const statement = rpcStatement(name, args);
+      const run = () => pg.query<{ result: T }>(statement.text, statement.values);
       try {
-        const result = await pg.query<{ result: T }>(statement.text, statement.values);
+        const result = session === undefined
+          ? await run()
+          : await withSession(session.lock, session.timeoutMs, run);
         return result.rows[0]?.result as T;
       } catch (error) {
         throw toDbError(error);

@@ -1,4 +1,5 @@
 import type { Db } from "../db/db.ts";
+import { rulebookActive, rulebookGet } from "../db/rulebooks.ts";
 import type { CompiledRulebook } from "./compiler.ts";
 import { getCompiledRulebook } from "./rulebook_cache.ts";
 
@@ -23,12 +24,10 @@ export class NoActiveRulebookError extends Error {
  * an invalid rulebook all throw.
  */
 export async function activeRulebook(db: Db): Promise<ActiveRulebook> {
-  const active = await db.rpc<{ version: number } | null>("rulebook_active");
+  const active = await rulebookActive(db);
   if (active === null) throw new NoActiveRulebookError();
   const compiled = await getCompiledRulebook(active.version, async (version) => {
-    const rulebook = await db.rpc<Record<string, unknown> | null>("rulebook_get", {
-      p_version: version,
-    });
+    const rulebook = await rulebookGet(db, version);
     if (rulebook === null) throw new NoActiveRulebookError();
     // The import document again: everything but the version's status and publication date.
     const { status: _status, published_at: _published, ...document } = rulebook;

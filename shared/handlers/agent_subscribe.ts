@@ -1,23 +1,31 @@
 import Papa from "papaparse";
 import { type Account, accountForApiKey, isAccountInGoodStanding } from "../auth/account.ts";
 import {
+  type AccountErrorEnvelope,
   AccountRequest,
   type Activity,
   ACTIVITY_CSV_COLUMNS,
-  LogsResponse,
+  type LogsResponse,
   type VerifyResponse,
 } from "../contract/account.ts";
-import { validationMessage } from "../contract/validation_message.ts";
-import { recordActivity } from "../db/activity_log.ts";
-import { cors } from "../http/cors.ts";
+import { activityMonth, activityRecent } from "../db/activity.ts";
+import { endpoint, type EndpointSpec, type Handler } from "../http/endpoint.ts";
+import { enforceLimit } from "../http/enforce_limit.ts";
 import { HttpError } from "../http/http_error.ts";
 import { jsonResponse } from "../http/json_response.ts";
-import { elapsedMs, type Handler, operation } from "../http/operation.ts";
-import { readJsonBody } from "../http/read_body.ts";
+import { parseInput, parseJson } from "../http/parse_json.ts";
+import { z } from "zod";
 import { DEFAULT_LIMITS, type ServiceDeps } from "./deps.ts";
 
 /** The operation's name: its route and the stem of its endpoint_queried values. */
 export const AGENT_SUBSCRIBE = "agentSubscribe";
+
+/** Contract 7.2: `{ error }`; 500 when the account operation fails. */
+export const AGENT_SUBSCRIBE_ENDPOINT = {
+  name: AGENT_SUBSCRIBE,
+  envelope: (error) => ({ error: error.message }) satisfies AccountErrorEnvelope,
+  unavailable: { status: 500, code: "internal", message: "The account operation failed" },
+} satisfies EndpointSpec<AccountErrorEnvelope>;
 
 const ACTIONS = ["verify", "get_logs", "export_audit"] as const;
 
@@ -42,88 +50,42 @@ export function accountEndpoint(action: unknown): string {
 export function agentSubscribe(deps: ServiceDeps): Handler {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const now = deps.now ?? (() => new Date());
-  return operation({
-    name: AGENT_SUBSCRIBE,
-    logger: deps.logger,
-    cors: cors({ origins: deps.corsOrigins }),
-    trustedProxyHops: deps.trustedProxyHops,
-    render: (error) => jsonResponse({ error: error.message }, error.status),
-    unexpected: failed,
-  }, async (req, ctx) => {
-    const raw = await readJsonBody(req, { maxBytes: limits.accountBodyBytes });
-    const body: Record<string, unknown> =
-      typeof raw === "object" && raw !== null && !Array.isArray(raw)
-        ? raw as Record<string, unknown>
-        : {};
+  return endpoint(AGENT_SUBSCRIBE_ENDPOINT, deps, async (req, ctx) => {
+    const body = await parseJson(req, z.json(), { maxBytes: limits.accountBodyBytes });
+    const { action, apiKey } = callFields(body);
 
-    if (body.action === "verify") {
-      const window = await failedOnError(() =>
-        deps.limiter.limit(`verify:${ctx.ip}`, limits.verifyPerMinute, 60)
-      );
-      if (!window.success) {
-        throw new HttpError(429, "rate_limited", "Too many verify requests; try again later", {
-          "Retry-After": String(Math.max(1, Math.ceil((window.reset - Date.now()) / 1000))),
-        });
-      }
+    if (action === "verify") {
+      await enforceLimit(deps.limiter, `verify:${ctx.ip}`, limits.verifyPerMinute, 60);
     }
 
     const headerKey = req.headers.get("x-api-key");
-    const viaHeader = headerKey !== null;
-    const key = viaHeader ? headerKey : typeof body.api_key === "string" ? body.api_key : null;
-    const account = await failedOnError(() => accountForApiKey(deps.db, key));
+    const account = await accountForApiKey(deps.db, headerKey ?? apiKey);
     if (account === null) throw new HttpError(401, "invalid_api_key", "API key missing or invalid");
+    // The dashboard's body-key path is not an agent.
+    ctx.recordFor({
+      accountId: account.account_id,
+      endpoint: accountEndpoint(action),
+      isAgent: headerKey !== null,
+    });
 
-    const endpoint = accountEndpoint(body.action);
-    let status = 500;
-    try {
-      const response = await perform(account, raw);
-      status = response.status;
-      return response;
-    } catch (error) {
-      if (error instanceof HttpError) status = error.status;
-      throw error;
-    } finally {
-      // The record of this call, 402 and 400 included, in one round trip that
-      // cannot fail the request. The dashboard's body-key path is not an agent.
-      await recordActivity(deps.db, {
-        accountId: account.account_id,
-        endpoint,
-        statusCode: status,
-        latencyMs: elapsedMs(ctx),
-        isAgent: viaHeader,
-      }, { logger: deps.logger, requestId: ctx.requestId });
-    }
-  });
-
-  async function perform(account: Account, raw: unknown): Promise<Response> {
     if (!isAccountInGoodStanding(account, now())) {
       throw new HttpError(402, "account_inactive", "The account is neither active nor trialing");
     }
-    const parsed = AccountRequest.safeParse(raw);
-    if (!parsed.success) {
-      throw new HttpError(400, "invalid_request", validationMessage(parsed.error));
-    }
-    const request = parsed.data;
+
+    const request = parseInput(AccountRequest, body);
     switch (request.action) {
       case "verify":
         return jsonResponse(verification(account));
       case "get_logs": {
-        const logs = await failedOnError(() =>
-          deps.db.rpc<Activity[]>("activity_recent", {
-            p_account_id: account.account_id,
-            p_limit: limits.logsReturned,
-          })
-        );
-        return jsonResponse(LogsResponse.parse({ logs, account_id: account.account_id }));
+        const logs = await activityRecent(deps.db, {
+          accountId: account.account_id,
+          limit: limits.logsReturned,
+        });
+        return jsonResponse({ logs, account_id: account.account_id } satisfies LogsResponse);
       }
       case "export_audit": {
         const month = request.month ?? now().toISOString().slice(0, 7);
-        const rows = await failedOnError(() =>
-          deps.db.rpc<Activity[]>("activity_month", {
-            p_account_id: account.account_id,
-            p_month: month,
-          })
-        );
+        const rows = await activityMonth(deps.db, { accountId: account.account_id, month });
         return new Response(activityCsv(rows), {
           status: 200,
           headers: {
@@ -133,7 +95,19 @@ export function agentSubscribe(deps: ServiceDeps): Handler {
         });
       }
     }
+  });
+}
+
+/** The action and the body key of a call, read before the request is validated. */
+function callFields(body: unknown): { action: unknown; apiKey: string | undefined } {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return { action: undefined, apiKey: undefined };
   }
+  const fields = body as Record<string, unknown>;
+  return {
+    action: fields.action,
+    apiKey: typeof fields.api_key === "string" ? fields.api_key : undefined,
+  };
 }
 
 /** Contract 2.8's verification object, exactly its fields. */
@@ -161,17 +135,4 @@ export function activityCsv(rows: readonly Activity[]): string {
   // papaparse ends a header-only file with a line break and a longer one
   // without; every record here ends with one.
   return csv.endsWith("\r\n") ? csv : `${csv}\r\n`;
-}
-
-function failed(cause?: unknown): HttpError {
-  return new HttpError(500, "internal", "The account operation failed", {}, { cause });
-}
-
-async function failedOnError<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof HttpError) throw error;
-    throw failed(error);
-  }
 }

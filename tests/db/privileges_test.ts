@@ -7,6 +7,7 @@ const SCHEMAS = ["public", "app_private"];
 const RPCS = [
   "account_create",
   "account_get",
+  "account_list",
   "account_update",
   "activity_month",
   "activity_recent",

@@ -76,7 +76,7 @@ export async function startService(
     limits: options.limits,
     now: options.now,
   };
-  const server = serveLocal(config, database.db, deps);
+  const server = serveLocal(config, deps);
   return {
     ...database,
     baseUrl: server.baseUrl,
@@ -99,7 +99,7 @@ export async function startService(
       });
     },
     async close() {
-      await server.close(); // closes the database too
+      await server.close();
       await database.close().catch(() => {});
     },
   };

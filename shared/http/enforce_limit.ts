@@ -1,0 +1,28 @@
+import type { RateLimiter } from "../ratelimit/rate_limiter.ts";
+import { HttpError } from "./http_error.ts";
+
+/**
+ * Counts one request against `max` per `windowSeconds` for `key`. Past the
+ * limit it throws an HttpError 429 `rate_limited` with `Retry-After` (whole
+ * seconds until the window admits the key again, at least 1). A limiter that
+ * fails throws its own error, which the endpoint answers with its 5xx: the
+ * request is refused, never waved through.
+ *
+ * @example
+ * ```ts
+ * await enforceLimit(deps.limiter, `audit:${accountId}`, 60, 60);
+ * ```
+ */
+export async function enforceLimit(
+  limiter: RateLimiter,
+  key: string,
+  max: number,
+  windowSeconds: number,
+): Promise<void> {
+  const window = await limiter.limit(key, max, windowSeconds);
+  if (window.success) return;
+  const retryAfter = Math.max(1, Math.ceil((window.reset - Date.now()) / 1000));
+  throw new HttpError(429, "rate_limited", `Rate limit exceeded; retry after ${retryAfter} s`, {
+    headers: { "Retry-After": String(retryAfter) },
+  });
+}

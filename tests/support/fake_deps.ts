@@ -1,0 +1,256 @@
+/**
+ * In-process handler tests: a fake Db that answers the RPCs the handlers use
+ * from memory (with the contract's shapes), a scriptable limiter and a logger
+ * that keeps its lines. No server, no database: handlers are called with a
+ * `Request`.
+ */
+import { generateApiKey } from "../../shared/auth/api_key.ts";
+import type { AccountStatus, Plan } from "../../shared/contract/vocabulary.ts";
+import { type Db, DbError } from "../../shared/db/db.ts";
+import { clearRulebookCache } from "../../shared/engine/rulebook_cache.ts";
+import { loadSeedRulebook } from "../../shared/engine/seed_rulebook.ts";
+import type { ServiceDeps, ServiceLimits } from "../../shared/handlers/deps.ts";
+import { createLogger } from "../../shared/log/logger.ts";
+import type { LimitResult, RateLimiter } from "../../shared/ratelimit/rate_limiter.ts";
+
+const QUOTAS: Record<Plan, number | null> = { starter: 1000, pro: 10000, enterprise: null };
+
+/** An account held by the fake. */
+export interface FakeAccount {
+  account_id: string;
+  plan: Plan;
+  status: AccountStatus;
+  price_per_month_usd: number | null;
+  trial_end: string | null;
+  usage_count: number;
+}
+
+/** An activity record as the fake stores it. */
+export interface FakeActivity {
+  account_id: string;
+  endpoint_queried: string;
+  status_code: number;
+  response_latency_ms: number | null;
+  is_agent: boolean;
+  timestamp: string;
+  plan: Plan;
+}
+
+/** The fake database and what it saw. */
+export interface FakeDb extends Db {
+  /** Every call, in order: the RPC's name and its named arguments. */
+  calls: Array<{ name: string; args: Record<string, unknown> }>;
+  activity: FakeActivity[];
+  accounts: Map<string, FakeAccount>;
+  /** API key digests and the account of each. */
+  keys: Map<string, string>;
+  /** The active rulebook version; null for none. */
+  activeVersion: number | null;
+  /** RPCs that fail (a DbError, as a driver raises it). */
+  failing: Set<string>;
+  /** RPCs that answer this value instead of their own. */
+  answers: Map<string, unknown>;
+  /** Names of the RPCs called, in order. */
+  names(): string[];
+}
+
+const seed = await loadSeedRulebook();
+
+/** A fresh fake database with the seed rulebook active. */
+export function fakeDb(): FakeDb {
+  const keys = new Map<string, string>();
+  const db: FakeDb = {
+    calls: [],
+    activity: [],
+    accounts: new Map(),
+    keys,
+    activeVersion: seed.version,
+    failing: new Set(),
+    answers: new Map(),
+    names: () => db.calls.map((call) => call.name),
+    rpc<T>(name: string, args: Record<string, unknown> = {}): Promise<T> {
+      db.calls.push({ name, args });
+      if (db.failing.has(name)) {
+        return Promise.reject(new DbError("connection refused", "08006"));
+      }
+      if (db.answers.has(name)) return Promise.resolve(db.answers.get(name) as T);
+      return Promise.resolve(answer(name, args) as T);
+    },
+    close: () => Promise.resolve(),
+  };
+
+  const account = (id: unknown): FakeAccount => {
+    const found = db.accounts.get(String(id));
+    if (found === undefined) throw new DbError("account not found", "P0002");
+    return found;
+  };
+  const record = (a: FakeAccount, args: Record<string, unknown>, status: number) =>
+    db.activity.push({
+      account_id: a.account_id,
+      endpoint_queried: String(args.p_endpoint),
+      status_code: status,
+      response_latency_ms: args.p_latency_ms as number | null,
+      is_agent: Boolean(args.p_is_agent),
+      timestamp: new Date().toISOString(),
+      plan: a.plan,
+    });
+
+  function answer(name: string, args: Record<string, unknown>): unknown {
+    switch (name) {
+      case "api_key_account": {
+        const id = keys.get(String(args.p_key_digest));
+        if (id === undefined) return null;
+        const a = account(id);
+        return {
+          account_id: a.account_id,
+          plan: a.plan,
+          status: a.status,
+          billing_interval: "month",
+          price_per_month_usd: a.price_per_month_usd,
+          trial_end: a.trial_end,
+          monthly_limit: QUOTAS[a.plan],
+          usage_count: a.usage_count,
+        };
+      }
+      case "rulebook_active":
+        return db.activeVersion === null ? null : { version: db.activeVersion };
+      case "rulebook_get":
+        return args.p_version === seed.version
+          ? { version: seed.version, status: "active", published_at: null, rules: seed.rules }
+          : null;
+      case "audit_record": {
+        // As the migration does: the accepted call is recorded with its usage;
+        // a refusal at the quota writes nothing.
+        const a = account(args.p_account_id);
+        const limit = QUOTAS[a.plan];
+        const accepted = limit === null || a.usage_count < limit;
+        if (accepted) {
+          a.usage_count++;
+          record(a, args, 200);
+        }
+        return { accepted, usage_count: a.usage_count, monthly_limit: limit };
+      }
+      case "activity_record": {
+        record(account(args.p_account_id), args, Number(args.p_status_code));
+        return { recorded: true };
+      }
+      case "activity_recent":
+        return db.activity.filter((row) => row.account_id === args.p_account_id)
+          .slice(-Number(args.p_limit)).reverse().map(publicActivity);
+      case "activity_month":
+        return db.activity.filter((row) =>
+          row.account_id === args.p_account_id && row.timestamp.startsWith(String(args.p_month))
+        ).map(publicActivity);
+      default:
+        throw new DbError(`function ${name} does not exist`, "42883");
+    }
+  }
+  return db;
+}
+
+function publicActivity(row: FakeActivity) {
+  const { account_id: _, ...rest } = row;
+  return rest;
+}
+
+/** Adds an account with one key to the fake; returns its id and key. */
+export async function fakeAccount(
+  db: FakeDb,
+  fields: Partial<Omit<FakeAccount, "account_id">> = {},
+): Promise<{ accountId: string; apiKey: string }> {
+  const accountId = crypto.randomUUID();
+  db.accounts.set(accountId, {
+    account_id: accountId,
+    plan: "starter",
+    status: "active",
+    price_per_month_usd: null,
+    trial_end: null,
+    usage_count: 0,
+    ...fields,
+  });
+  const key = await generateApiKey();
+  db.keys.set(key.digest, accountId);
+  return { accountId, apiKey: key.key };
+}
+
+/** A limiter that admits `remaining` more calls, or fails when `failing`. */
+export interface FakeLimiter extends RateLimiter {
+  calls: Array<{ key: string; max: number; windowSeconds: number }>;
+  remaining: number;
+  failing: boolean;
+}
+
+/** A limiter that admits everything until told otherwise. */
+export function fakeLimiter(): FakeLimiter {
+  const limiter: FakeLimiter = {
+    calls: [],
+    remaining: Number.MAX_SAFE_INTEGER,
+    failing: false,
+    limit(key, max, windowSeconds): Promise<LimitResult> {
+      limiter.calls.push({ key, max, windowSeconds });
+      if (limiter.failing) return Promise.reject(new Error("redis down"));
+      const success = limiter.remaining > 0;
+      if (success) limiter.remaining--;
+      return Promise.resolve({
+        success,
+        remaining: Math.max(0, limiter.remaining),
+        reset: Date.now() + 42_000,
+      });
+    },
+  };
+  return limiter;
+}
+
+/** Dependencies of the handlers over the fakes, with the log lines kept. */
+export interface FakeDeps extends ServiceDeps {
+  db: FakeDb;
+  limiter: FakeLimiter;
+  /** Every log line, parsed. */
+  logs: Array<Record<string, unknown>>;
+  /** Every log line as written. */
+  logText: string[];
+}
+
+/** Fresh fake dependencies; the rulebook cache is cleared so each test compiles its own. */
+export function fakeDeps(
+  options: { limits?: Partial<ServiceLimits>; now?: () => Date } = {},
+): FakeDeps {
+  clearRulebookCache();
+  const logText: string[] = [];
+  const logs: Array<Record<string, unknown>> = [];
+  return {
+    db: fakeDb(),
+    limiter: fakeLimiter(),
+    logger: createLogger({
+      level: "debug",
+      write: (line) => {
+        logText.push(line);
+        logs.push(JSON.parse(line));
+      },
+    }),
+    corsOrigins: ["*"],
+    trustedProxyHops: 0,
+    limits: options.limits,
+    now: options.now,
+    logs,
+    logText,
+  };
+}
+
+/** A POST request with a JSON body (a string is sent as it is). */
+export function jsonRequest(
+  name: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Request {
+  return new Request(`http://127.0.0.1/functions/${name}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+/** The connection info of a client at `ip`. */
+export function from(ip: string) {
+  return { remoteAddr: { hostname: ip, port: 40000, transport: "tcp" as const } };
+}
