@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { AuditErrorEnvelope, AuditResponse } from "../shared/contract/audit.ts";
 import { sha256Hex } from "../shared/auth/api_key.ts";
 import { createUpstashLimiter } from "../shared/ratelimit/upstash_limiter.ts";
+import { NEWEST_SEED_VERSION } from "../shared/engine/seed_rulebook.ts";
 import { dbTargets } from "./support/db.ts";
 import { resolveTestRedis, startUpstashBridge } from "./support/upstash_bridge.ts";
 import { serviceTest, startService, type TestService } from "./support/service.ts";
@@ -76,7 +77,7 @@ for (const target of dbTargets()) {
         jurisdiction: "TX",
         industry: "healthcare",
         asset_url: "https://cdn.example.test/ad.mp4",
-        rulebook_version: 1,
+        rulebook_version: NEWEST_SEED_VERSION,
       },
       {
         content_sha256: await sha256Hex("😀".repeat(30_000)),
@@ -84,7 +85,7 @@ for (const target of dbTargets()) {
         jurisdiction: "ALL",
         industry: null,
         asset_url: null,
-        rulebook_version: 1,
+        rulebook_version: NEWEST_SEED_VERSION,
       },
     ]);
     const everything = JSON.stringify(

@@ -81,6 +81,7 @@ type Region = "start" | "end" | "first_bot_turn" | "last_bot_turn" | "opening";
 export class ExpressionCompiler {
   readonly #lexicon: Lexicon;
   readonly #concepts: ReadonlyMap<string, number>;
+  readonly #sources: ReadonlyMap<string, Expression>;
   readonly #definitions = new Map<string, CompiledExpression>();
   #slots = 0;
 
@@ -91,14 +92,7 @@ export class ExpressionCompiler {
   ) {
     this.#lexicon = lexicon;
     this.#concepts = concepts;
-    // In order: a definition uses only earlier ones (checked at import).
-    for (const [name, expression] of Object.entries(definitions)) {
-      this.#definitions.set(name, {
-        op: "use",
-        id: this.#definitions.size,
-        item: this.compile(expression),
-      });
-    }
+    this.#sources = new Map(Object.entries(definitions));
   }
 
   /** Atoms numbered so far: the size of an evaluation's memo. */
@@ -141,11 +135,7 @@ export class ExpressionCompiler {
       };
     }
     if ("not" in expression) return { op: "not", item: this.compile(expression.not) };
-    if ("use" in expression) {
-      const definition = this.#definitions.get(expression.use);
-      if (definition === undefined) throw new Error(`unknown definition "${expression.use}"`);
-      return definition;
-    }
+    if ("use" in expression) return this.#definition(expression.use);
     if ("in" in expression) {
       return { op: "in", region: expression.in, item: this.compile(expression.test) };
     }
@@ -169,6 +159,21 @@ export class ExpressionCompiler {
       days: window.days,
       outside: window.side === "outside",
     };
+  }
+
+  /** A definition, compiled once on first use (import refuses cycles, so this ends). */
+  #definition(name: string): CompiledExpression {
+    const known = this.#definitions.get(name);
+    if (known !== undefined) return known;
+    const source = this.#sources.get(name);
+    if (source === undefined) throw new Error(`unknown definition "${name}"`);
+    const compiled: CompiledExpression = {
+      op: "use",
+      id: this.#definitions.size,
+      item: this.compile(source),
+    };
+    this.#definitions.set(name, compiled);
+    return compiled;
   }
 
   /** Compiles an atom. */

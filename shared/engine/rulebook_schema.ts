@@ -161,7 +161,7 @@ export const rulebookV2Schema = z.strictObject({
   format: z.literal(2),
   statutes: z.array(statuteSchema).min(1).max(200),
   concepts: z.record(conceptNameSchema, conceptSchema),
-  /** Named expressions rules share through `{ "use": name }`; a definition may use earlier ones. */
+  /** Named expressions rules share through `{ "use": name }`; they may use each other, never in a cycle. */
   definitions: z.record(conceptNameSchema, expressionSchema).optional(),
   rules: z.array(ruleV2Schema).min(1),
 });

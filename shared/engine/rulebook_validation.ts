@@ -188,8 +188,9 @@ function validateV2(input: unknown): Rulebook {
     }
   }
   const concepts = new Set(Object.keys(document.concepts));
-  const definitions = new Set<string>();
-  for (const [name, expression] of Object.entries(document.definitions ?? {})) {
+  const sources = document.definitions ?? {};
+  const definitions = new Set(Object.keys(sources));
+  for (const [name, expression] of Object.entries(sources)) {
     checkExpression(expression, {
       concepts,
       definitions,
@@ -197,8 +198,8 @@ function validateV2(input: unknown): Rulebook {
         throw new RulebookError(`Definition "${name}": ${message}`);
       },
     }, "");
-    definitions.add(name);
   }
+  checkNoCycle(sources);
   const rules: Rule[] = document.rules.map((rule) =>
     resolveRule(rule, statutes, { concepts, definitions })
   );
@@ -261,6 +262,37 @@ function checkExpression(
     else if ("window" in expression) atom(expression.window.event, `${path}.window.event`);
   };
   check(root, 1, label);
+}
+
+/** The definitions each expression uses, directly. */
+function usesOf(expression: Expression, into: Set<string> = new Set()): Set<string> {
+  if ("use" in expression) into.add(expression.use);
+  else if ("all" in expression) { for (const e of expression.all) usesOf(e, into); }
+  else if ("any" in expression) { for (const e of expression.any) usesOf(e, into); }
+  else if ("not" in expression) usesOf(expression.not, into);
+  else if ("in" in expression) usesOf(expression.test, into);
+  else if ("reply" in expression) {
+    usesOf((expression.reply.lacks ?? expression.reply.has) as Expression, into);
+  }
+  return into;
+}
+
+/** Refuses definitions that use themselves, directly or through others, naming the cycle. */
+function checkNoCycle(sources: Record<string, Expression>): void {
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (name: string, path: string[]) => {
+    if (state.get(name) === "done") return;
+    if (state.get(name) === "visiting") {
+      throw new RulebookError(
+        `Definitions use each other in a cycle: ${[...path, name].join(" -> ")}`,
+      );
+    }
+    state.set(name, "visiting");
+    const source = sources[name];
+    if (source !== undefined) { for (const used of usesOf(source)) visit(used, [...path, name]); }
+    state.set(name, "done");
+  };
+  for (const name of Object.keys(sources)) visit(name, []);
 }
 
 function resolveRule(

@@ -115,8 +115,22 @@ export function fakeDb(): FakeDb {
       case "rulebook_active":
         return db.activeVersion === null ? null : { version: db.activeVersion };
       case "rulebook_get":
+        // As the migration returns it: the rules, and for format 2 statutes, concepts and definitions.
         return args.p_version === seed.version
-          ? { version: seed.version, status: "active", published_at: null, rules: seed.rules }
+          ? {
+            version: seed.version,
+            status: "active",
+            published_at: null,
+            rules: seed.rules,
+            ...(seed.format === 2
+              ? {
+                format: 2,
+                statutes: seed.statutes,
+                concepts: seed.concepts,
+                definitions: seed.definitions,
+              }
+              : {}),
+          }
           : null;
       case "audit_record": {
         // As the migration does: the accepted call is recorded with its usage;

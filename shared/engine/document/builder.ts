@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { decodeHTMLStrict } from "entities/decode";
+import { decodeHTMLStrict } from "entities";
 import { foldCodePoint } from "./fold.ts";
 import {
   type Document,
