@@ -31,8 +31,10 @@ export class BufferedReader {
     let searchFrom = 0;
     while (true) {
       const end = findBlankLine(this.#buffered, searchFrom);
-      if (end !== undefined) return this.#take(end.contentEnd, end.next);
-      if (this.#buffered.byteLength > maxBytes) {
+      if (end !== undefined && end.contentEnd <= maxBytes) {
+        return this.#take(end.contentEnd, end.next);
+      }
+      if (end !== undefined || this.#buffered.byteLength > maxBytes) {
         throw new ScanError(
           "unreachable",
           "header_too_large",

@@ -5,7 +5,8 @@
  * never global state.
  *
  * Routes (see FIXTURE_PATHS):
- * - `/robots.txt`: per `robots` option;
+ * - `/robots.txt`: per the `robots` option (RobotsVariant); `redirect` sends
+ *   it to `/robots-target.txt`, which disallows `/private/`;
  * - `/`, `/page.html`: a plain page; `/private/page.html` (disallowed by the
  *   `disallow-private` robots); `/chat-disclosed.html` and
  *   `/chat-undisclosed.html`: a chat widget with and without an AI disclosure;
@@ -41,7 +42,8 @@ export type RobotsVariant =
   | "server-error"
   | "slow"
   | "redirect"
-  | { status: number; body: string };
+  | "redirect-loop"
+  | { status: number; body: string; location?: string };
 
 /** Options of {@linkcode startFixtureSite}. */
 export interface FixtureSiteOptions {
@@ -251,10 +253,9 @@ async function robotsResponse(
   stall: () => Promise<void>,
 ): Promise<Response> {
   if (typeof variant === "object") {
-    return new Response(variant.body, {
-      status: variant.status,
-      headers: { "content-type": "text/plain" },
-    });
+    const headers: Record<string, string> = { "content-type": "text/plain" };
+    if (variant.location !== undefined) headers.location = variant.location;
+    return new Response(variant.body, { status: variant.status, headers });
   }
   switch (variant) {
     case "missing":
@@ -268,6 +269,8 @@ async function robotsResponse(
       return text(ROBOTS["allow-all"], "text/plain");
     case "redirect":
       return redirect("/robots-target.txt");
+    case "redirect-loop":
+      return redirect("/robots.txt");
     default:
       return text(ROBOTS[variant], "text/plain");
   }

@@ -11,11 +11,13 @@
  * assert.deepEqual(h.connect.calls, [{ address: PUBLIC_V4, port: 80 }, ...]);
  * ```
  */
+import type { FetchLimits } from "../../shared/scanner/fetch_limits.ts";
 import {
   createSafeFetcher,
   type SafeFetcher,
   type SafeFetcherOptions,
 } from "../../shared/scanner/safe_fetcher.ts";
+import type { ScanSession } from "../../shared/scanner/scan_session.ts";
 import {
   type FakeAnswer,
   type FakeResolver,
@@ -26,6 +28,7 @@ import {
   type RoutingOptions,
 } from "./fake_network.ts";
 import { type FixtureSite, type FixtureSiteOptions, startFixtureSite } from "./fixture_site.ts";
+import type { RawServer } from "./raw_http_server.ts";
 
 /** Options of {@linkcode startScanHarness}. */
 export interface ScanHarnessOptions {
@@ -59,4 +62,13 @@ export async function startScanHarness(options: ScanHarnessOptions = {}): Promis
   const connect = routingConnector(routes, options.routing);
   const fetcher = createSafeFetcher({ ...options.fetcher, resolve, connect });
   return { site, resolve, connect, fetcher, [Symbol.asyncDispose]: () => site.close() };
+}
+
+/** A scan whose `site.test` (PUBLIC_V4) is served by a raw server on loopback. */
+export function scanRawSite(server: RawServer, limits: Partial<FetchLimits> = {}): ScanSession {
+  return createSafeFetcher({
+    resolve: fakeResolver({ "site.test": [PUBLIC_V4] }),
+    connect: routingConnector({ [PUBLIC_V4]: { port: server.port } }),
+    limits,
+  }).startScan();
 }
