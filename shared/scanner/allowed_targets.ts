@@ -17,11 +17,13 @@ export interface AllowedTarget {
  * `0x7f000001`). Unspecified addresses (`0.0.0.0`, `::`) are refused: they
  * mean "any local address", never one target.
  *
- * @throws {TypeError} naming the first malformed entry.
+ * @throws {TypeError} naming the first malformed entry by its position,
+ *   never by its value (configuration errors never echo values).
  */
 export function parseAllowedTargets(list: readonly string[]): AllowedTarget[] {
-  return list.map((raw) => {
+  return list.map((raw, index) => {
     const entry = raw.trim();
+    const name = `Allowed target ${index + 1}`;
     const bracketed = /^\[([^\]]*:[^\]]*)\](?::(\d{1,5}))?$/.exec(entry);
     const v4 = /^([0-9.]+)(?::(\d{1,5}))?$/.exec(entry);
     const [text, portText] = bracketed
@@ -33,15 +35,15 @@ export function parseAllowedTargets(list: readonly string[]): AllowedTarget[] {
       : [undefined, undefined];
     const address = text === undefined ? undefined : canonicalAddress(text);
     if (address === undefined || (v4 !== null && address.includes(":"))) {
-      throw new TypeError(`Allowed target "${entry}" is not an IP address or IP:port`);
+      throw new TypeError(`${name} is not an IP address or IP:port`);
     }
     if (address === "0.0.0.0" || address === "::") {
-      throw new TypeError(`Allowed target "${entry}" is an unspecified address`);
+      throw new TypeError(`${name} is an unspecified address`);
     }
     if (portText === undefined) return { address };
     const port = Number(portText);
     if (port < 1 || port > 65535) {
-      throw new TypeError(`Allowed target "${entry}" has a port outside 1-65535`);
+      throw new TypeError(`${name} has a port outside 1-65535`);
     }
     return { address, port };
   });

@@ -1,5 +1,7 @@
 import { ScanError } from "./scan_error.ts";
 
+const MAX_DELAY = 2 ** 31 - 1;
+
 /** Options of {@linkcode Deadline}. */
 export interface DeadlineOptions {
   /** What the signal aborts with when this deadline's own time is up. */
@@ -46,7 +48,11 @@ export class Deadline implements Disposable {
       parentSignal.addEventListener("abort", onAbort, { once: true });
       this.#unlink = () => parentSignal.removeEventListener("abort", onAbort);
     }
-    this.#timer = setTimeout(() => this.#abort(options.reason), Math.max(0, ms));
+    // setTimeout fires at once for delays past 2^31 - 1 ms; clamp rather than abort early.
+    this.#timer = setTimeout(
+      () => this.#abort(options.reason),
+      Math.min(Math.max(0, ms), MAX_DELAY),
+    );
   }
 
   /** Milliseconds left before this deadline or an ancestor passes; 0 once aborted. */

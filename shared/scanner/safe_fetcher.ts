@@ -61,7 +61,8 @@ export interface SafeFetcher {
  * robots.isAllowed(new URL("/pricing", page.url));
  * ```
  *
- * @throws {TypeError} for a User-Agent with characters outside printable ASCII or a port outside 1-65535.
+ * @throws {TypeError} for a User-Agent with characters outside printable
+ *   ASCII, a port outside 1-65535 or a limit that is not a non-negative integer.
  */
 export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher {
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
@@ -71,6 +72,12 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
   const allowedPorts = [...(options.allowedPorts ?? DEFAULT_ALLOWED_PORTS)];
   if (!allowedPorts.every((port) => Number.isInteger(port) && port >= 1 && port <= 65535)) {
     throw new TypeError("allowedPorts must be integers in 1-65535");
+  }
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < 0) {
+      throw new TypeError(`limits.${name} must be a non-negative integer`);
+    }
   }
   const config: ScanSessionConfig = {
     policy: {
@@ -82,7 +89,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetcher
     caCerts: options.caCerts,
     userAgent,
     productToken: productToken(userAgent),
-    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    limits,
   };
   return {
     startScan: (scan = {}) =>

@@ -50,6 +50,15 @@ Deno.test("parseAllowedTargets() refuses names, alternative notations, bad ports
   }
 });
 
+Deno.test("parseAllowedTargets() names a bad entry by position, never by value", () => {
+  assert.throws(() => parseAllowedTargets(["127.0.0.1", "secret-host:99"]), (error) => {
+    assert.ok(error instanceof TypeError);
+    assert.match(error.message, /^Allowed target 2 /);
+    assert.ok(!error.message.includes("secret-host"));
+    return true;
+  });
+});
+
 Deno.test("isAllowListed(): an IP entry opens the allowed ports only; an IP:port entry opens exactly that port", () => {
   const targets = parseAllowedTargets(["127.0.0.1", "[::1]:8080"]);
   const ports = [80, 443];
