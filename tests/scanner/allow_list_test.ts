@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { parseAllowedTargets } from "../../shared/scanner/allowed_targets.ts";
 import { createSafeFetcher, type SafeFetcherOptions } from "../../shared/scanner/safe_fetcher.ts";
-import { ScanError } from "../../shared/scanner/scan_error.ts";
 import { fakeResolver, routingConnector } from "../support/fake_network.ts";
 import {
   FIXTURE_PATHS,
@@ -14,6 +13,7 @@ import {
   PAGE_TEXT,
   startFixtureSite,
 } from "../support/fixture_site.ts";
+import { scanFailure } from "../support/scan_harness.ts";
 
 async function withLoopbackSite(
   site: FixtureSiteOptions,
@@ -44,9 +44,7 @@ async function withLoopbackSite(
 }
 
 async function assertRefused(attempt: Promise<unknown>, url: string) {
-  const error = await attempt.then(() => assert.fail(`${url} was not refused`), (error) => error);
-  assert.ok(error instanceof ScanError, String(error));
-  assert.equal(error.status, 403, url);
+  assert.equal((await scanFailure(attempt, `${url} to be refused`)).status, 403, url);
 }
 
 Deno.test("allow-list: an IP:port entry lets the scanner reach its own loopback site with the real connector", async () => {

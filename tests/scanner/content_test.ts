@@ -3,15 +3,9 @@ import assert from "node:assert/strict";
 import { decodeBody } from "../../shared/scanner/body_text.ts";
 import { asScanError, ScanError } from "../../shared/scanner/scan_error.ts";
 import { FIXTURE_PATHS, PAGE_TEXT } from "../support/fixture_site.ts";
-import { startScanHarness } from "../support/scan_harness.ts";
+import { scanFailure, startScanHarness } from "../support/scan_harness.ts";
 
 const SITE = "http://site.test";
-
-async function failure(attempt: Promise<unknown>): Promise<ScanError> {
-  const error = await attempt.then(() => assert.fail("expected a failure"), (error) => error);
-  assert.ok(error instanceof ScanError, String(error));
-  return error;
-}
 
 Deno.test("fetchPage() returns the final URL, status, headers, decoded body, redirects and timing", async () => {
   await using h = await startScanHarness();
@@ -51,7 +45,7 @@ Deno.test("fetchPage() accepts text/html and application/xhtml+xml only (415 oth
   const xhtml = await scan.fetchPage(`${SITE}${FIXTURE_PATHS.xhtml}`);
   assert.equal(xhtml.contentType, "application/xhtml+xml");
   for (const path of [FIXTURE_PATHS.pdf, FIXTURE_PATHS.noContentType, "/robots.txt"]) {
-    const error = await failure(scan.fetchPage(`${SITE}${path}`));
+    const error = await scanFailure(scan.fetchPage(`${SITE}${path}`));
     assert.equal(error.status, 415, path);
     assert.equal(error.kind, "unsupported_content_type");
     assert.ok(!error.message.includes("pdf"));
@@ -65,7 +59,7 @@ Deno.test("fetchPage() accepts text/html and application/xhtml+xml only (415 oth
 Deno.test("fetchPage() turns a 5xx into 502 without reading or echoing its body", async () => {
   await using h = await startScanHarness();
   using scan = h.fetcher.startScan();
-  const error = await failure(scan.fetchPage(`${SITE}${FIXTURE_PATHS.serverError}`));
+  const error = await scanFailure(scan.fetchPage(`${SITE}${FIXTURE_PATHS.serverError}`));
   assert.equal(error.status, 502);
   assert.equal(error.reason, "server_error");
   assert.ok(!error.message.includes("Internal error"));

@@ -1,9 +1,9 @@
 /** The scanner's HTTP/1.1 client against responses scripted byte by byte. */
 import assert from "node:assert/strict";
 import { DEFAULT_USER_AGENT } from "../../shared/scanner/safe_fetcher.ts";
-import { ScanError } from "../../shared/scanner/scan_error.ts";
+import type { ScanError } from "../../shared/scanner/scan_error.ts";
 import { startRawSite, writeText } from "../support/raw_http_server.ts";
-import { scanRawSite } from "../support/scan_harness.ts";
+import { scanFailure, scanRawSite } from "../support/scan_harness.ts";
 
 /** Fetches `/` from a raw site that answers with `response`. */
 async function fetchScripted(response: string) {
@@ -13,11 +13,7 @@ async function fetchScripted(response: string) {
 }
 
 async function scriptedFailure(response: string): Promise<ScanError> {
-  const error = await fetchScripted(response).then(
-    () => assert.fail("expected a failure"),
-    (error) => error,
-  );
-  assert.ok(error instanceof ScanError, String(error));
+  const error = await scanFailure(fetchScripted(response));
   assert.equal(error.status, 502);
   return error;
 }

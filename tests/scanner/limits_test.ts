@@ -7,16 +7,10 @@ import { ScanError } from "../../shared/scanner/scan_error.ts";
 import { fakeResolver, PUBLIC_V4 } from "../support/fake_network.ts";
 import { FIXTURE_PATHS, LARGE_PAGE_BYTES } from "../support/fixture_site.ts";
 import { pause, startRawSite, writeText } from "../support/raw_http_server.ts";
-import { scanRawSite, startScanHarness } from "../support/scan_harness.ts";
+import { scanFailure, scanRawSite, startScanHarness } from "../support/scan_harness.ts";
 
 const SITE = "http://site.test";
 const MIB = 1024 * 1024;
-
-async function failure(attempt: Promise<unknown>): Promise<ScanError> {
-  const error = await attempt.then(() => assert.fail("expected a failure"), (error) => error);
-  assert.ok(error instanceof ScanError, String(error));
-  return error;
-}
 
 Deno.test("limits: headers that never come time out with 502", async () => {
   await using h = await startScanHarness({
@@ -25,7 +19,7 @@ Deno.test("limits: headers that never come time out with 502", async () => {
   });
   using scan = h.fetcher.startScan();
   const started = performance.now();
-  const error = await failure(scan.fetchPage(`${SITE}${FIXTURE_PATHS.slowHeaders}`));
+  const error = await scanFailure(scan.fetchPage(`${SITE}${FIXTURE_PATHS.slowHeaders}`));
   assert.equal(error.status, 502);
   assert.equal(error.reason, "timeout");
   assert.ok(performance.now() - started < 1500);
@@ -37,7 +31,7 @@ Deno.test("limits: a body dribbled past the request timeout fails with 502", asy
     fetcher: { limits: { requestTimeoutMs: 300 } },
   });
   using scan = h.fetcher.startScan();
-  const error = await failure(scan.fetchPage(`${SITE}${FIXTURE_PATHS.slowBody}`));
+  const error = await scanFailure(scan.fetchPage(`${SITE}${FIXTURE_PATHS.slowBody}`));
   assert.equal(error.reason, "timeout");
 });
 
@@ -53,7 +47,7 @@ Deno.test("limits: headers dribbled a byte at a time hit the total request timeo
   });
   using scan = scanRawSite(server, { requestTimeoutMs: 400 });
   const started = performance.now();
-  const error = await failure(scan.fetchPage(`${SITE}/`));
+  const error = await scanFailure(scan.fetchPage(`${SITE}/`));
   assert.equal(error.reason, "timeout");
   assert.ok(performance.now() - started < 1500);
 });
@@ -66,7 +60,7 @@ Deno.test("limits: a response head over 32 KiB is refused with 502", async () =>
     );
   });
   using scan = scanRawSite(server);
-  const error = await failure(scan.fetchPage(`${SITE}/`));
+  const error = await scanFailure(scan.fetchPage(`${SITE}/`));
   assert.equal(error.status, 502);
   assert.equal(error.reason, "header_too_large");
 });
@@ -127,11 +121,11 @@ Deno.test("limits: the scan budget is shared by every fetch of a scan", async ()
   using scan = h.fetcher.startScan({ budgetMs: 650 });
   const first = await scan.fetchPage(`${SITE}${FIXTURE_PATHS.slowHeaders}`);
   assert.equal(first.status, 200);
-  const error = await failure(scan.fetchPage(`${SITE}${FIXTURE_PATHS.slowHeaders}`));
+  const error = await scanFailure(scan.fetchPage(`${SITE}${FIXTURE_PATHS.slowHeaders}`));
   assert.equal(error.status, 502);
   assert.equal(error.reason, "scan_budget");
   assert.equal(scan.deadline.signal.aborted, true);
-  const after = await failure(scan.fetchPage(`${SITE}${FIXTURE_PATHS.page}`));
+  const after = await scanFailure(scan.fetchPage(`${SITE}${FIXTURE_PATHS.page}`));
   assert.equal(after.reason, "scan_budget");
 });
 
@@ -141,7 +135,7 @@ Deno.test("limits: a robots.txt fetch that runs out of scan budget ends the scan
     fetcher: { limits: { requestTimeoutMs: 5000 } },
   });
   using scan = h.fetcher.startScan({ budgetMs: 200 });
-  const error = await failure(scan.fetchPage(`${SITE}/page.html`));
+  const error = await scanFailure(scan.fetchPage(`${SITE}/page.html`));
   assert.equal(error.reason, "scan_budget");
 });
 
@@ -151,7 +145,7 @@ Deno.test("limits: the caller's signal ends a scan", async () => {
   using scan = h.fetcher.startScan({ signal: controller.signal });
   const fetching = scan.fetchPage(`${SITE}${FIXTURE_PATHS.slowHeaders}`);
   setTimeout(() => controller.abort(), 100);
-  const error = await failure(fetching);
+  const error = await scanFailure(fetching);
   assert.equal(error.reason, "aborted");
   assert.equal(error.status, 502);
 });
@@ -172,7 +166,7 @@ Deno.test("limits: a connection attempt that hangs times out, and a late connect
     limits: { connectTimeoutMs: 50 },
   });
   using scan = fetcher.startScan();
-  const error = await failure(scan.fetchPage(`${SITE}/page.html`));
+  const error = await scanFailure(scan.fetchPage(`${SITE}/page.html`));
   assert.equal(error.status, 502);
   assert.equal(error.reason, "connect_timeout");
   await late.promise;

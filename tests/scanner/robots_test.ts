@@ -2,21 +2,16 @@
 import assert from "node:assert/strict";
 import { productToken } from "../../shared/scanner/robots_rules.ts";
 import { DEFAULT_USER_AGENT } from "../../shared/scanner/safe_fetcher.ts";
-import { ScanError } from "../../shared/scanner/scan_error.ts";
+import type { ScanError } from "../../shared/scanner/scan_error.ts";
 import type { ScanSession } from "../../shared/scanner/scan_session.ts";
 import { PUBLIC_V4, PUBLIC_V4_OTHER } from "../support/fake_network.ts";
 import { FIXTURE_PATHS, type RobotsVariant } from "../support/fixture_site.ts";
-import { type ScanHarnessOptions, startScanHarness } from "../support/scan_harness.ts";
+import { scanFailure, type ScanHarnessOptions, startScanHarness } from "../support/scan_harness.ts";
 
 const SITE = "http://site.test";
 
-async function refusal(scan: ScanSession, path: string): Promise<ScanError> {
-  const error = await scan.fetchPage(`${SITE}${path}`).then(
-    () => assert.fail(`expected ${path} to be refused`),
-    (error) => error,
-  );
-  assert.ok(error instanceof ScanError, String(error));
-  return error;
+function refusal(scan: ScanSession, path: string): Promise<ScanError> {
+  return scanFailure(scan.fetchPage(`${SITE}${path}`), `${path} to be refused`);
 }
 
 async function withRobots(
@@ -134,11 +129,7 @@ Deno.test("robots: a robots.txt redirect to a refused address is a policy refusa
 
 Deno.test("robots: an origin that cannot be reached at all is a 502, not a robots verdict", async () => {
   await withRobots("allow-all", async (scan, paths) => {
-    const error = await scan.fetchPage("http://down.test/page.html").then(
-      () => assert.fail("expected a failure"),
-      (error) => error,
-    );
-    assert.ok(error instanceof ScanError);
+    const error = await scanFailure(scan.fetchPage("http://down.test/page.html"));
     assert.equal(error.status, 502);
     assert.equal(error.reason, "connect");
     assert.deepEqual(paths(), []);

@@ -5,7 +5,7 @@
  * address that was checked.
  */
 import assert from "node:assert/strict";
-import { ScanError } from "../../shared/scanner/scan_error.ts";
+import type { ScanError } from "../../shared/scanner/scan_error.ts";
 import {
   fakeResolver,
   PUBLIC_V4,
@@ -14,7 +14,7 @@ import {
   routingConnector,
 } from "../support/fake_network.ts";
 import { FIXTURE_PATHS, PAGE_TEXT } from "../support/fixture_site.ts";
-import { type ScanHarness, startScanHarness } from "../support/scan_harness.ts";
+import { scanFailure, type ScanHarness, startScanHarness } from "../support/scan_harness.ts";
 import { LOCALHOST_URLS, REFUSED_ADDRESSES, REFUSED_LITERAL_URLS } from "../support/ssrf_matrix.ts";
 import { createSafeFetcher } from "../../shared/scanner/safe_fetcher.ts";
 
@@ -22,11 +22,7 @@ async function assertRefused(
   attempt: Promise<unknown>,
   expected: { status: number; reason: string; secrets?: string[] },
 ): Promise<ScanError> {
-  const error = await attempt.then(
-    () => assert.fail(`expected a refusal (${expected.reason})`),
-    (error) => error,
-  );
-  assert.ok(error instanceof ScanError, String(error));
+  const error = await scanFailure(attempt, `a refusal (${expected.reason})`);
   assert.equal(error.reason, expected.reason);
   assert.equal(error.status, expected.status);
   for (const secret of expected.secrets ?? []) {

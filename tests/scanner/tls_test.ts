@@ -5,19 +5,12 @@
  * certificate for made-up names, signed by a CA generated for the test.
  */
 import assert from "node:assert/strict";
-import { ScanError } from "../../shared/scanner/scan_error.ts";
 import { PUBLIC_V4 } from "../support/fake_network.ts";
 import { PAGE_TEXT } from "../support/fixture_site.ts";
-import { startScanHarness } from "../support/scan_harness.ts";
+import { scanFailure, startScanHarness } from "../support/scan_harness.ts";
 import { generateTestCertificates } from "../support/test_certificates.ts";
 
 const certificates = await generateTestCertificates(["secure.test", "www.secure.test"]);
-
-async function failure(attempt: Promise<unknown>): Promise<ScanError> {
-  const error = await attempt.then(() => assert.fail("expected a failure"), (error) => error);
-  assert.ok(error instanceof ScanError, String(error));
-  return error;
-}
 
 function tlsHarness(caCerts: string[] | undefined) {
   return startScanHarness({
@@ -52,7 +45,7 @@ Deno.test("https: the page is fetched over TLS from the checked address, verifie
 Deno.test("https: a certificate for another name fails the handshake (502), though the address passed", async () => {
   await using h = await tlsHarness([certificates.caCert]);
   using scan = h.fetcher.startScan();
-  const error = await failure(scan.fetchPage("https://impostor.test/page.html"));
+  const error = await scanFailure(scan.fetchPage("https://impostor.test/page.html"));
   assert.equal(error.status, 502);
   assert.equal(error.reason, "tls");
   assert.deepEqual(h.connect.calls, [{ address: PUBLIC_V4, port: 443 }]);
@@ -62,7 +55,7 @@ Deno.test("https: a certificate for another name fails the handshake (502), thou
 Deno.test("https: a certificate from an untrusted authority fails the handshake (502)", async () => {
   await using h = await tlsHarness(undefined);
   using scan = h.fetcher.startScan();
-  const error = await failure(scan.fetchPage("https://secure.test/page.html"));
+  const error = await scanFailure(scan.fetchPage("https://secure.test/page.html"));
   assert.equal(error.reason, "tls");
   assert.deepEqual(h.site.requests, []);
 });
@@ -70,7 +63,7 @@ Deno.test("https: a certificate from an untrusted authority fails the handshake 
 Deno.test("https: plain HTTP to a TLS port ends at once: an unreadable robots.txt disallows the scan", async () => {
   await using h = await tlsHarness([certificates.caCert]);
   using scan = h.fetcher.startScan();
-  const error = await failure(scan.fetchPage("http://secure.test/page.html"));
+  const error = await scanFailure(scan.fetchPage("http://secure.test/page.html"));
   assert.equal(error.status, 403);
   assert.equal(error.reason, "robots_unavailable");
 });

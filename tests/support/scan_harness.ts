@@ -11,12 +11,14 @@
  * assert.deepEqual(h.connect.calls, [{ address: PUBLIC_V4, port: 80 }, ...]);
  * ```
  */
+import assert from "node:assert/strict";
 import type { FetchLimits } from "../../shared/scanner/fetch_limits.ts";
 import {
   createSafeFetcher,
   type SafeFetcher,
   type SafeFetcherOptions,
 } from "../../shared/scanner/safe_fetcher.ts";
+import { ScanError } from "../../shared/scanner/scan_error.ts";
 import type { ScanSession } from "../../shared/scanner/scan_session.ts";
 import {
   type FakeAnswer,
@@ -71,4 +73,14 @@ export function scanRawSite(server: RawServer, limits: Partial<FetchLimits> = {}
     connect: routingConnector({ [PUBLIC_V4]: { port: server.port } }),
     limits,
   }).startScan();
+}
+
+/** The ScanError `attempt` rejects with; fails the test if it resolves or rejects with anything else. */
+export async function scanFailure(
+  attempt: Promise<unknown>,
+  label = "a failure",
+): Promise<ScanError> {
+  const error = await attempt.then(() => assert.fail(`expected ${label}`), (error) => error);
+  assert.ok(error instanceof ScanError, String(error));
+  return error;
 }

@@ -15,6 +15,9 @@ export interface TestCertificates {
   key: string;
 }
 
+/** openssl arguments for a new P-256 key, unencrypted. */
+const NEW_EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+
 /** Generates a CA and a server certificate for the DNS names given (valid for two days). */
 export async function generateTestCertificates(names: string[]): Promise<TestCertificates> {
   const dir = await Deno.makeTempDir({ prefix: "scanner-tls-" });
@@ -23,11 +26,7 @@ export async function generateTestCertificates(names: string[]): Promise<TestCer
     await openssl([
       "req",
       "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:prime256v1",
-      "-nodes",
+      ...NEW_EC_KEY,
       "-keyout",
       file("ca.key"),
       "-out",
@@ -43,11 +42,7 @@ export async function generateTestCertificates(names: string[]): Promise<TestCer
     ]);
     await openssl([
       "req",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:prime256v1",
-      "-nodes",
+      ...NEW_EC_KEY,
       "-keyout",
       file("server.key"),
       "-out",
