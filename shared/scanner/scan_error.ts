@@ -46,7 +46,7 @@ export class ScanError extends HttpError {
     message: string,
     options?: ErrorOptions,
   ) {
-    super(STATUS[kind], kind, message, {}, options);
+    super(STATUS[kind], kind, message, { cause: options?.cause });
     this.name = "ScanError";
   }
 }
