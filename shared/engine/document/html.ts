@@ -303,7 +303,13 @@ export function readHtml(html: string): HtmlReading {
       continue;
     }
     if (SKIPPED.has(name) || name === "IFRAME") {
-      // A widget's script or frame is configured in data-* attributes: read them, skip the rest.
+      // A widget's script or frame names its vendor in its source and is configured in
+      // data-* attributes: both are read as hidden text ("script", "iframe", "data-*"), so
+      // rules can recognise a chat widget; the script's code is not read.
+      if (name === "SCRIPT" || name === "IFRAME") {
+        const src = node.getAttribute("src");
+        if (src) attributePiece(src.slice(0, 500), "hidden", name.toLowerCase());
+      }
       for (const { name: attribute, value } of dataAttributes(node)) {
         if (/[A-Za-z]{2}/.test(value)) attributePiece(value, "hidden", attribute);
       }
