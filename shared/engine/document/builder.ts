@@ -34,6 +34,9 @@ import {
   type Where,
 } from "./document.ts";
 
+/** Numbers kept per token while building: piece, start, end, sentence, clause, block, flags. */
+const TOKEN_COLUMNS = 7;
+
 /** A line where a dialogue turn (or a plain block) starts, found by dialogue.ts. */
 export interface LineStart {
   /** Offset of the line's first character. */
@@ -61,7 +64,32 @@ export interface PieceOptions {
   to?: number;
 }
 
-const CLAUSE_WORDS = new Set(["but", "however", "although", "though", "except", "whereas"]);
+/** Words before which a clause starts: "but", "however", "although", "though", "except", "whereas". */
+function isClauseWord(word: string): boolean {
+  return word === "but" || word === "however" || word === "although" || word === "though" ||
+    word === "except" || word === "whereas";
+}
+
+/** A cheap test before the contraction table: "n't" words typed bare, or one of a few short ones. */
+function mayBeBareContraction(word: string): boolean {
+  const n = word.length;
+  if (n < 2 || n > 8) return false;
+  const last = word.charCodeAt(n - 1);
+  if (last === 116) return word.charCodeAt(n - 2) === 110; // ...nt
+  return last === 109 || last === 101 || last === 115 || word === "cannot"; // im, ive/youre/theyre, thats/whats
+}
+
+function hasDigitAndLetter(word: string): boolean {
+  let digit = false;
+  let letter = false;
+  for (let i = 0; i < word.length; i += 1) {
+    const c = word.charCodeAt(i);
+    if (c >= 48 && c <= 57) digit = true;
+    else letter = true;
+    if (digit && letter) return true;
+  }
+  return false;
+}
 const TITLE_ABBREVIATIONS = new Set([
   "dr",
   "mr",
@@ -189,13 +217,8 @@ export class DocumentBuilder {
   readonly #kind: DocumentKind;
   readonly #pieces: Piece[] = [];
   readonly #words: string[] = [];
-  readonly #piece: number[] = [];
-  readonly #start: number[] = [];
-  readonly #end: number[] = [];
-  readonly #sentence: number[] = [];
-  readonly #clause: number[] = [];
-  readonly #block: number[] = [];
-  readonly #flags: number[] = [];
+  // Per-token numbers in one growable typed buffer: piece, start, end, sentence, clause, block, flags.
+  #columns = new Int32Array(TOKEN_COLUMNS * 256);
   readonly #question: number[] = [0];
   readonly #blockTurn: number[] = [-1];
   readonly #turns: Turn[] = [];
@@ -287,18 +310,23 @@ export class DocumentBuilder {
     this.endTurn();
     this.#endSentence(false);
     const n = this.#words.length;
+    const column = (k: number) => {
+      const out = new Int32Array(n);
+      for (let i = 0; i < n; i += 1) out[i] = this.#columns[i * TOKEN_COLUMNS + k];
+      return out;
+    };
     const flags = new Uint8Array(n);
-    for (let i = 0; i < n; i += 1) flags[i] = this.#flags[i];
+    for (let i = 0; i < n; i += 1) flags[i] = this.#columns[i * TOKEN_COLUMNS + 6];
     return {
       kind: this.#kind,
       pieces: this.#pieces,
       words: this.#words,
-      piece: Int32Array.from(this.#piece),
-      start: Int32Array.from(this.#start),
-      end: Int32Array.from(this.#end),
-      sentence: Int32Array.from(this.#sentence),
-      clause: Int32Array.from(this.#clause),
-      block: Int32Array.from(this.#block),
+      piece: column(0),
+      start: column(1),
+      end: column(2),
+      sentence: column(3),
+      clause: column(4),
+      block: column(5),
       flags,
       question: Uint8Array.from(this.#question),
       blockTurn: Int32Array.from(this.#blockTurn),
@@ -324,15 +352,22 @@ export class DocumentBuilder {
   }
 
   #push(word: string, start: number, end: number): void {
-    if (CLAUSE_WORDS.has(word)) this.#newClause();
+    if (word.length >= 3 && word.length <= 8 && isClauseWord(word)) this.#newClause();
+    const at = this.#words.length * TOKEN_COLUMNS;
     this.#words.push(word);
-    this.#piece.push(this.#pieceNo);
-    this.#start.push(start);
-    this.#end.push(end);
-    this.#sentence.push(this.#sentenceNo);
-    this.#clause.push(this.#clauseNo);
-    this.#block.push(this.#blockNo);
-    this.#flags.push((this.#quoted ? TOKEN_QUOTED : 0) | this.#visible);
+    if (at + TOKEN_COLUMNS > this.#columns.length) {
+      const grown = new Int32Array(this.#columns.length * 2);
+      grown.set(this.#columns);
+      this.#columns = grown;
+    }
+    const columns = this.#columns;
+    columns[at] = this.#pieceNo;
+    columns[at + 1] = start;
+    columns[at + 2] = end;
+    columns[at + 3] = this.#sentenceNo;
+    columns[at + 4] = this.#clauseNo;
+    columns[at + 5] = this.#blockNo;
+    columns[at + 6] = (this.#quoted ? TOKEN_QUOTED : 0) | this.#visible;
     this.#sentenceHasTokens = true;
     this.#blockHasContent = true;
     if (this.#turnOpen) {
@@ -344,7 +379,7 @@ export class DocumentBuilder {
 
   /** Emits a finished word, expanding contractions and splitting compounds. */
   #emit(raw: string, start: number, end: number, splits: number[]): void {
-    const word = unleet(raw);
+    const word = hasDigitAndLetter(raw) ? unleet(raw) : raw;
     if (splits.length > 0) {
       let from = 0;
       for (const at of splits) {
@@ -356,7 +391,7 @@ export class DocumentBuilder {
     }
     const apostrophe = word.indexOf("'");
     if (apostrophe < 0) {
-      const bare = BARE_CONTRACTIONS.get(word);
+      const bare = mayBeBareContraction(word) ? BARE_CONTRACTIONS.get(word) : undefined;
       if (bare === undefined) this.#push(word, start, end);
       else {
         this.#push(bare[0], start, end);
@@ -409,152 +444,173 @@ export class DocumentBuilder {
     }
   }
 
+  // State of the piece being read (fields rather than closures, so the reader stays optimised).
+  #text = "";
+  #n = 0;
+  #textLines = false;
+  #word = "";
+  #wordStart = 0;
+  #wordEnd = 0;
+  #splits: number[] = [];
+  #lettersSinceDot = 0;
+  #lastWasLower = false;
+  #upperRun = 0;
+  // Capitals after lower case in the current compound part: "gUaRa" is mixed case, not a compound.
+  #innerUppers = 0;
+  #segmentStart = 0;
+  // A pending sentence end: 0 none, 1 period, 2 exclamation, 3 question.
+  #pending = 0;
+  #pendingQuestion = false;
+  #newlines = 0;
+  #spaceBefore = true;
+  #lastWord = "";
+
+  #flush(): void {
+    if (this.#word === "") return;
+    this.#emit(this.#word, this.#wordStart, this.#wordEnd, this.#splits);
+    this.#lastWord = this.#word;
+    this.#word = "";
+    if (this.#splits.length > 0) this.#splits = [];
+    this.#lettersSinceDot = 0;
+    this.#lastWasLower = false;
+    this.#upperRun = 0;
+    this.#innerUppers = 0;
+    this.#segmentStart = 0;
+  }
+
+  /** Called before a word character or a block start: settles line breaks and sentence ends. */
+  #settle(nextIsLowerWord: boolean): void {
+    if (this.#newlines >= 2 && this.#textLines) {
+      this.newBlock();
+      this.#pending = 0;
+      this.#pendingQuestion = false;
+    } else if (this.#pending !== 0) {
+      const abbreviation = this.#pending === 1 &&
+        (TITLE_ABBREVIATIONS.has(this.#lastWord) || nextIsLowerWord);
+      if (!abbreviation) this.#endSentence(this.#pendingQuestion);
+      else if (this.#newlines > 0) this.#newClause();
+      this.#pending = 0;
+      this.#pendingQuestion = false;
+    } else if (this.#newlines > 0 && this.#textLines) {
+      // A single line break (a wrapped line, a field of a form) ends a clause, not a sentence.
+      this.#newClause();
+    }
+    this.#newlines = 0;
+  }
+
+  /** Processes one folded character that came from text[from, to). */
+  #take(ch: string, from: number, to: number, upper: boolean, lower: boolean): void {
+    const text = this.#text;
+    if (isFoldedWordChar(ch)) {
+      const word = this.#word;
+      if (word === "") {
+        this.#settle(lower);
+        this.#wordStart = from;
+      } else if (upper && this.#lastWasLower && word.length >= 2 && this.#innerUppers === 0) {
+        // A case change inside a word: "NurseBot" (but not "gUaRaNtEeD").
+        if (nextIsLower(text, to)) {
+          this.#splits.push(word.length);
+          this.#segmentStart = word.length;
+        }
+      } else if (upper && this.#upperRun >= 2 && nextIsLower(text, to)) {
+        // "RNBot": split before the last capital of a run followed by lower case.
+        if (word.length >= 2) {
+          this.#splits.push(word.length);
+          this.#segmentStart = word.length;
+        }
+      }
+      if (upper && word.length > this.#segmentStart && this.#lastWasLower) this.#innerUppers += 1;
+      this.#word = word + ch;
+      this.#wordEnd = to;
+      this.#lettersSinceDot += 1;
+      this.#lastWasLower = lower;
+      this.#upperRun = upper ? this.#upperRun + 1 : 0;
+      this.#spaceBefore = false;
+      return;
+    }
+    const c = ch.charCodeAt(0);
+    if (c === 39 && this.#word !== "" && to < this.#n && isLetterAt(text, to)) {
+      this.#word += "'";
+      this.#wordEnd = to;
+      this.#lettersSinceDot = 0;
+      return;
+    }
+    if (
+      c === 46 && this.#word !== "" && this.#lettersSinceDot === 1 && to + 1 <= this.#n &&
+      isLetterAt(text, to) &&
+      !isAlnumAt(text, to + (text.codePointAt(to) as number > 0xffff ? 2 : 1))
+    ) {
+      // "A.I.": the dot joins single letters.
+      this.#lettersSinceDot = 0;
+      return;
+    }
+    this.#flush();
+    switch (c) {
+      case 32:
+      case 9:
+      case 13:
+      case 12:
+      case 11:
+        this.#spaceBefore = true;
+        return;
+      case 10:
+        if (this.#textLines) {
+          this.#newlines += 1;
+          if (this.#newlines === 1 && isBulletAt(text, to)) this.#newlines = 2;
+        }
+        this.#spaceBefore = true;
+        return;
+      case 46: // .
+        if (this.#pending === 0) this.#pending = 1;
+        break;
+      case 33: // !
+        this.#pending = 2;
+        break;
+      case 63: // ?
+        this.#pending = 3;
+        this.#pendingQuestion = true;
+        break;
+      case 34: // "
+        this.#settle(false);
+        this.#quoted = !this.#quoted;
+        break;
+      case 44: // ,
+      case 59: // ;
+      case 58: // :
+      case 40: // (
+      case 41: // )
+        this.#settle(false);
+        this.#newClause();
+        break;
+      case 45: // -
+        this.#settle(false);
+        if (this.#spaceBefore) this.#newClause();
+        break;
+      default:
+        this.#settle(false);
+    }
+    this.#spaceBefore = false;
+  }
+
   #read(text: string, options: PieceOptions): void {
-    const textLines = options.lines === "text";
+    this.#text = text;
+    this.#textLines = options.lines === "text";
     const lineStarts = options.lineStarts ?? [];
     let nextLine = 0;
     const n = Math.min(text.length, options.to ?? text.length);
-
-    let word = "";
-    let wordStart = 0;
-    let wordEnd = 0;
-    let splits: number[] = [];
-    let lettersSinceDot = 0;
-    let lastWasLower = false;
-    let upperRun = 0;
-    // Capitals after lower case in the current compound part: "gUaRa" is mixed case, not a compound.
-    let innerUppers = 0;
-    let segmentStart = 0;
-    // A pending sentence end: 0 none, 1 period, 2 exclamation, 3 question.
-    let pending = 0;
-    let pendingQuestion = false;
-    let newlines = 0;
-    let spaceBefore = true;
-    let lastWord = "";
-
-    const flush = () => {
-      if (word === "") return;
-      this.#emit(word, wordStart, wordEnd, splits);
-      lastWord = word;
-      word = "";
-      splits = [];
-      lettersSinceDot = 0;
-      lastWasLower = false;
-      upperRun = 0;
-      innerUppers = 0;
-      segmentStart = 0;
-    };
-    // Called before a word character or a block start: settles line breaks and sentence ends.
-    const settle = (nextIsLowerWord: boolean) => {
-      if (newlines >= 2 && textLines) {
-        this.newBlock();
-        pending = 0;
-        pendingQuestion = false;
-      } else if (pending !== 0) {
-        const abbreviation = pending === 1 &&
-          (TITLE_ABBREVIATIONS.has(lastWord) || nextIsLowerWord);
-        if (!abbreviation) this.#endSentence(pendingQuestion);
-        else if (newlines > 0) this.#newClause();
-        pending = 0;
-        pendingQuestion = false;
-      } else if (newlines > 0 && textLines) {
-        // A single line break (a wrapped line, a field of a form) ends a clause, not a sentence.
-        this.#newClause();
-      }
-      newlines = 0;
-    };
-
-    // Processes one folded character that came from text[from, to).
-    const take = (ch: string, from: number, to: number, upper: boolean, lower: boolean) => {
-      if (isFoldedWordChar(ch)) {
-        if (word === "") {
-          settle(lower);
-          wordStart = from;
-        } else if (upper && lastWasLower && word.length >= 2 && innerUppers === 0) {
-          // A case change inside a word: "NurseBot" (but not "gUaRaNtEeD").
-          if (nextIsLower(text, to)) {
-            splits.push(word.length);
-            segmentStart = word.length;
-          }
-        } else if (upper && upperRun >= 2 && nextIsLower(text, to)) {
-          // "RNBot": split before the last capital of a run followed by lower case.
-          if (word.length >= 2) {
-            splits.push(word.length);
-            segmentStart = word.length;
-          }
-        }
-        if (upper && word.length > segmentStart && lastWasLower) innerUppers += 1;
-        word += ch;
-        wordEnd = to;
-        lettersSinceDot += 1;
-        lastWasLower = lower;
-        upperRun = upper ? upperRun + 1 : 0;
-        spaceBefore = false;
-        return;
-      }
-      const c = ch.charCodeAt(0);
-      if (c === 39 && word !== "" && to < n && isLetterAt(text, to)) {
-        word += "'";
-        wordEnd = to;
-        lettersSinceDot = 0;
-        return;
-      }
-      if (
-        c === 46 && word !== "" && lettersSinceDot === 1 && to + 1 <= n &&
-        isLetterAt(text, to) &&
-        !isAlnumAt(text, to + (text.codePointAt(to) as number > 0xffff ? 2 : 1))
-      ) {
-        // "A.I.": the dot joins single letters.
-        lettersSinceDot = 0;
-        return;
-      }
-      flush();
-      switch (c) {
-        case 32:
-        case 9:
-        case 13:
-        case 12:
-        case 11:
-          spaceBefore = true;
-          return;
-        case 10:
-          if (textLines) {
-            newlines += 1;
-            if (newlines === 1 && isBulletAt(text, to)) newlines = 2;
-          }
-          spaceBefore = true;
-          return;
-        case 46: // .
-          if (pending === 0) pending = 1;
-          break;
-        case 33: // !
-          pending = 2;
-          break;
-        case 63: // ?
-          pending = 3;
-          pendingQuestion = true;
-          break;
-        case 34: // "
-          settle(false);
-          this.#quoted = !this.#quoted;
-          break;
-        case 44: // ,
-        case 59: // ;
-        case 58: // :
-        case 40: // (
-        case 41: // )
-          settle(false);
-          this.#newClause();
-          break;
-        case 45: // -
-          settle(false);
-          if (spaceBefore) this.#newClause();
-          break;
-        default:
-          settle(false);
-      }
-      spaceBefore = false;
-    };
+    this.#n = n;
+    this.#word = "";
+    this.#splits = [];
+    this.#lettersSinceDot = 0;
+    this.#lastWasLower = false;
+    this.#upperRun = 0;
+    this.#innerUppers = 0;
+    this.#segmentStart = 0;
+    this.#pending = 0;
+    this.#pendingQuestion = false;
+    this.#newlines = 0;
+    this.#spaceBefore = true;
+    this.#lastWord = "";
 
     let i = options.from ?? 0;
     while (nextLine < lineStarts.length && lineStarts[nextLine].at < i) nextLine += 1;
@@ -562,11 +618,11 @@ export class DocumentBuilder {
       if (nextLine < lineStarts.length && i === lineStarts[nextLine].at) {
         const line = lineStarts[nextLine];
         nextLine += 1;
-        flush();
-        if (pending !== 0 || pendingQuestion) this.#endSentence(pendingQuestion);
-        pending = 0;
-        pendingQuestion = false;
-        newlines = 0;
+        this.#flush();
+        if (this.#pending !== 0 || this.#pendingQuestion) this.#endSentence(this.#pendingQuestion);
+        this.#pending = 0;
+        this.#pendingQuestion = false;
+        this.#newlines = 0;
         if (line.role === null) this.newBlock();
         else this.startTurn(line.role);
         if (this.#turnOpen) {
@@ -577,6 +633,13 @@ export class DocumentBuilder {
         continue;
       }
       const c = text.charCodeAt(i);
+      if (c === 32 && (this.#pending === 0 || !this.#textLines)) {
+        // The commonest separator, without the general path.
+        this.#flush();
+        this.#spaceBefore = true;
+        i += 1;
+        continue;
+      }
       if (c < 0x80) {
         if (c === 38) {
           ENTITY.lastIndex = i;
@@ -588,30 +651,59 @@ export class DocumentBuilder {
               for (const ch of decoded) {
                 const cp = ch.codePointAt(0) as number;
                 const folded = cp < 0x80 ? ch.toLowerCase() : foldCodePoint(cp);
-                for (const f of folded) take(f, i, to, false, false);
+                for (const f of folded) this.#take(f, i, to, false, false);
               }
               i = to;
               continue;
             }
           }
         }
-        if (c >= 65 && c <= 90) take(String.fromCharCode(c + 32), i, i + 1, true, false);
-        else take(text[i], i, i + 1, false, c >= 97 && c <= 122);
+        if (this.#word === "" && isAsciiAlnum(c)) {
+          // Fast path: a whole run of ASCII letters and digits that needs no compound split.
+          let j = i;
+          let sawLower = false;
+          let sawUpper = false;
+          let mixed = false;
+          while (j < n) {
+            const d = text.charCodeAt(j);
+            if (d >= 97 && d <= 122) sawLower = true;
+            else if (d >= 65 && d <= 90) {
+              if (sawLower || (sawUpper && j + 1 < n && isLowerAt(text, j + 1))) mixed = true;
+              sawUpper = true;
+            } else if (d < 48 || d > 57) break;
+            j += 1;
+          }
+          if (!mixed && (j >= n || text.charCodeAt(j) < 0x80)) {
+            this.#settle(c >= 97 && c <= 122);
+            this.#wordStart = i;
+            this.#word = sawUpper ? text.slice(i, j).toLowerCase() : text.slice(i, j);
+            this.#wordEnd = j;
+            this.#lettersSinceDot = j - i;
+            const last = text.charCodeAt(j - 1);
+            this.#lastWasLower = last >= 97 && last <= 122;
+            this.#upperRun = last >= 65 && last <= 90 ? j - i : 0;
+            this.#spaceBefore = false;
+            i = j;
+            continue;
+          }
+        }
+        if (c >= 65 && c <= 90) this.#take(String.fromCharCode(c + 32), i, i + 1, true, false);
+        else this.#take(text[i], i, i + 1, false, c >= 97 && c <= 122);
         i += 1;
         continue;
       }
       const cp = text.codePointAt(i) as number;
       const width = cp > 0xffff ? 2 : 1;
       const folded = foldCodePoint(cp);
-      for (const f of folded) take(f, i, i + width, false, false);
+      for (const f of folded) this.#take(f, i, i + width, false, false);
       i += width;
     }
-    flush();
-    if (pending !== 0) {
-      this.#endSentence(pendingQuestion);
-      pending = 0;
+    this.#flush();
+    if (this.#pending !== 0) {
+      this.#endSentence(this.#pendingQuestion);
+      this.#pending = 0;
     }
-    if (textLines && newlines >= 2) this.newBlock();
+    if (this.#textLines && this.#newlines >= 2) this.newBlock();
   }
 }
 
@@ -637,6 +729,11 @@ function unleet(word: string): string {
   let out = "";
   for (const ch of word) out += LEET.get(ch) ?? ch;
   return out;
+}
+
+function isLowerAt(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  return c >= 97 && c <= 122;
 }
 
 function nextIsLower(text: string, at: number): boolean {
