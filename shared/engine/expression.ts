@@ -83,6 +83,7 @@ export class ExpressionCompiler {
   readonly #concepts: ReadonlyMap<string, number>;
   readonly #sources: ReadonlyMap<string, Expression>;
   readonly #definitions = new Map<string, CompiledExpression>();
+  #definitionIds = 0;
   #slots = 0;
 
   constructor(
@@ -167,11 +168,9 @@ export class ExpressionCompiler {
     if (known !== undefined) return known;
     const source = this.#sources.get(name);
     if (source === undefined) throw new Error(`unknown definition "${name}"`);
-    const compiled: CompiledExpression = {
-      op: "use",
-      id: this.#definitions.size,
-      item: this.compile(source),
-    };
+    // The id is taken before the body compiles: definitions it uses compile (and number) first.
+    const id = this.#definitionIds++;
+    const compiled: CompiledExpression = { op: "use", id, item: this.compile(source) };
     this.#definitions.set(name, compiled);
     return compiled;
   }
