@@ -24,7 +24,7 @@ export interface CaseResult {
   triggered: string[];
   /** Statute ids of the triggered rules. */
   statutes: string[];
-  /** Rule keys that applied and passed. */
+  /** Rule keys that applied and passed, or whose exemption the content meets. */
   passed: string[];
   verdict: string;
 }
@@ -78,7 +78,9 @@ export function runCase(compiled: CompiledRulebook, c: LoadedCase): CaseResult {
     correct,
     triggered: result.findings.map((f) => f.rule_key),
     statutes,
-    passed: result.outcomes.filter((o) => o.status === "passed").map((o) => o.rule_key),
+    passed: result.outcomes.filter((o) =>
+      o.status === "passed" || (o.status === "not_applicable" && o.reason === "exempt")
+    ).map((o) => o.rule_key),
     verdict: result.verdict,
   };
 }

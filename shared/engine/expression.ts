@@ -624,14 +624,19 @@ const LIST_CONTINUATIONS: ReadonlySet<string> = new Set(["a", "an", "or", "nor",
  */
 export function isNegated(doc: Document, start: number): boolean {
   let clause = doc.clause[start];
+  let continued = false;
   for (let k = start - 1; k >= 0 && k >= start - NEGATION_REACH; k -= 1) {
     if (doc.clause[k] !== clause) {
       if (doc.sentence[k] !== doc.sentence[k + 1] || !LIST_CONTINUATIONS.has(doc.words[k + 1])) {
         return false;
       }
       clause = doc.clause[k];
+      continued = true;
     }
-    if (NEGATORS.has(doc.words[k])) return true;
+    if (NEGATORS.has(doc.words[k])) {
+      // Across a list comma, only a negated list counts: "not a human, a therapist".
+      return !continued || LIST_CONTINUATIONS.has(doc.words[k + 1] ?? "");
+    }
   }
   return false;
 }

@@ -55,5 +55,11 @@ export {
   MAX_CACHED_VERSIONS,
   type RulebookLoader,
 } from "./rulebook_cache.ts";
-export { loadSeedRulebook, SEED_RULEBOOK_URL } from "./seed_rulebook.ts";
+export {
+  loadSeedRulebook,
+  NEWEST_SEED_VERSION,
+  SEED_RULEBOOK_URL,
+  SEED_VERSIONS,
+  seedRulebookUrl,
+} from "./seed_rulebook.ts";
 export { excerptAround, MAX_EXCERPT_CHARS } from "./evidence_excerpt.ts";

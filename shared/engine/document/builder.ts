@@ -79,6 +79,21 @@ function mayBeBareContraction(word: string): boolean {
   return last === 109 || last === 101 || last === 115 || word === "cannot"; // im, ive/youre/theyre, thats/whats
 }
 
+/** Words ending in "bot" that are not compounds of it. */
+const NOT_BOT_COMPOUNDS = new Set(["robot", "robots", "abbot", "abbots", "sabot", "turbot", "turbots", "cabot"]);
+
+/**
+ * Where "bot" or "bots" starts in a compound bot name ("chatbot", "medibot"), or
+ * -1: the word ends in it, has at least three letters before it, and is not
+ * an ordinary word that merely ends so ("robot", "turbot").
+ */
+function botSuffixAt(word: string): number {
+  const n = word.length;
+  const at = word.endsWith("bots") ? n - 4 : word.endsWith("bot") ? n - 3 : -1;
+  if (at < 3 || NOT_BOT_COMPOUNDS.has(word)) return -1;
+  return at;
+}
+
 function hasDigitAndLetter(word: string): boolean {
   let digit = false;
   let letter = false;
@@ -310,23 +325,33 @@ export class DocumentBuilder {
     this.endTurn();
     this.#endSentence(false);
     const n = this.#words.length;
-    const column = (k: number) => {
-      const out = new Int32Array(n);
-      for (let i = 0; i < n; i += 1) out[i] = this.#columns[i * TOKEN_COLUMNS + k];
-      return out;
-    };
+    const columns = this.#columns;
+    const piece = new Int32Array(n);
+    const start = new Int32Array(n);
+    const end = new Int32Array(n);
+    const sentence = new Int32Array(n);
+    const clause = new Int32Array(n);
+    const block = new Int32Array(n);
     const flags = new Uint8Array(n);
-    for (let i = 0; i < n; i += 1) flags[i] = this.#columns[i * TOKEN_COLUMNS + 6];
+    for (let i = 0, at = 0; i < n; i += 1, at += TOKEN_COLUMNS) {
+      piece[i] = columns[at];
+      start[i] = columns[at + 1];
+      end[i] = columns[at + 2];
+      sentence[i] = columns[at + 3];
+      clause[i] = columns[at + 4];
+      block[i] = columns[at + 5];
+      flags[i] = columns[at + 6];
+    }
     return {
       kind: this.#kind,
       pieces: this.#pieces,
       words: this.#words,
-      piece: column(0),
-      start: column(1),
-      end: column(2),
-      sentence: column(3),
-      clause: column(4),
-      block: column(5),
+      piece,
+      start,
+      end,
+      sentence,
+      clause,
+      block,
       flags,
       question: Uint8Array.from(this.#question),
       blockTurn: Int32Array.from(this.#blockTurn),
@@ -391,6 +416,18 @@ export class DocumentBuilder {
     }
     const apostrophe = word.indexOf("'");
     if (apostrophe < 0) {
+      if (word.length <= 2 && (word === "u" || word === "ur")) {
+        // Chat spelling: "u" reads "you", "ur" reads "your".
+        this.#push(word === "u" ? "you" : "your", start, end);
+        return;
+      }
+      const botAt = botSuffixAt(word);
+      if (botAt > 0) {
+        // A bot's compound name: "medibot" reads "medi bot", "NurseBots" "nurse bots".
+        this.#push(word.slice(0, botAt), start, start + botAt);
+        this.#push(word.slice(botAt), start + botAt, end);
+        return;
+      }
       const bare = mayBeBareContraction(word) ? BARE_CONTRACTIONS.get(word) : undefined;
       if (bare === undefined) this.#push(word, start, end);
       else {

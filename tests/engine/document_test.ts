@@ -1,0 +1,196 @@
+import assert from "node:assert/strict";
+import {
+  type Document,
+  readContent,
+  readHtml,
+  readMessages,
+  readText,
+} from "../../shared/engine/mod.ts";
+
+const words = (doc: Document) => [...doc.words];
+/** The original text of each token, from its offsets. */
+const originals = (doc: Document) =>
+  [...doc.words.keys()].map((i) => doc.pieces[doc.piece[i]].text.slice(doc.start[i], doc.end[i]));
+
+Deno.test("readText() folds case, NFKC forms, look-alikes, zero-width characters and entities", () => {
+  const doc = readText(
+    "ＢＯＴ bоt h\u200Buman so\u00ADft I&#39;m A&amp;B &nbsp;ok “Nurse” — e\u0301clair",
+  );
+  assert.deepEqual(words(doc), [
+    "bot",
+    "bot",
+    "human",
+    "soft",
+    "i",
+    "am",
+    "a",
+    "b",
+    "ok",
+    "nurse",
+    "eclair",
+  ]);
+});
+
+Deno.test("readText() keeps offsets into the original text, so evidence quotes it", () => {
+  const text = "Hi! I&#39;m ＡＶＡ, a real per\u200Bson.";
+  const doc = readText(text);
+  assert.deepEqual(originals(doc), [
+    "Hi",
+    "I&#39;m",
+    "I&#39;m",
+    "ＡＶＡ",
+    "a",
+    "real",
+    "per\u200Bson",
+  ]);
+});
+
+Deno.test("readText() expands contractions, joins dotted acronyms and splits compound names", () => {
+  assert.deepEqual(
+    words(readText("I'm not. Isn't it? Can't! It's A.I. and R.N. NurseBot RNBot medibot robot")),
+    [
+      "i",
+      "am",
+      "not",
+      "is",
+      "not",
+      "it",
+      "can",
+      "not",
+      "it",
+      "is",
+      "ai",
+      "and",
+      "rn",
+      "nurse",
+      "bot",
+      "rn",
+      "bot",
+      "medi",
+      "bot",
+      "robot",
+    ],
+  );
+  assert.deepEqual(words(readText("im a b0t, dont ask. u there? gUaRaNtEeD")), [
+    "i",
+    "am",
+    "a",
+    "bot",
+    "do",
+    "not",
+    "ask",
+    "you",
+    "there",
+    "guaranteed",
+  ]);
+});
+
+Deno.test("readText() finds sentences, questions, clauses and blocks", () => {
+  const doc = readText(
+    "Are you a bot? No, Dr. Smith is human\nstill the same sentence\n\nNew block.",
+  );
+  const at = (word: string) => doc.words.indexOf(word);
+  assert.equal(doc.question[doc.sentence[at("bot")]], 1, "a question");
+  assert.equal(doc.question[doc.sentence[at("smith")]], 0);
+  assert.equal(doc.sentence[at("dr")], doc.sentence[at("smith")], "no sentence end after Dr.");
+  assert.notEqual(doc.clause[at("no")], doc.clause[at("dr")], "a comma ends a clause");
+  assert.equal(
+    doc.sentence[at("human")],
+    doc.sentence[at("still")],
+    "a line break is not a sentence end",
+  );
+  assert.notEqual(doc.clause[at("human")], doc.clause[at("still")], "but it ends a clause");
+  assert.notEqual(doc.block[at("still")], doc.block[at("new")], "a blank line starts a block");
+});
+
+Deno.test("readText() reads a chat export as a dialogue with speakers", () => {
+  const doc = readText(
+    "Customer: are you real?\nAva: Yes, I'm here to help!\nCustomer: ok\nAva: great",
+  );
+  assert.equal(doc.kind, "dialogue");
+  assert.deepEqual(doc.turns.map((turn) => turn.role), ["user", "bot", "user", "bot"]);
+  const first = doc.turns[1];
+  assert.deepEqual(doc.words.slice(first.firstToken, first.endToken), [
+    "yes",
+    "i",
+    "am",
+    "here",
+    "to",
+    "help",
+  ]);
+  assert.equal(
+    readText("Subject: hello\nNote: see below").kind,
+    "text",
+    "labels that are not speakers",
+  );
+});
+
+Deno.test("readText() keeps workflow metadata lines apart from the message", () => {
+  const doc = readText(
+    "Status: drafted by our AI assistant\n\nHi Jordan, your results are normal.",
+  );
+  const status = doc.words.indexOf("drafted");
+  assert.equal(doc.pieces[doc.piece[status]].where, "meta");
+  assert.equal(doc.pieces[doc.piece[doc.words.indexOf("jordan")]].where, "text");
+});
+
+Deno.test("readMessages() makes one turn per message, with its time", () => {
+  const doc = readMessages([
+    { sender: "bot", text: "Hi, I'm an AI.", timestamp: "2026-05-01T10:00:00Z" },
+    { sender: "user", text: "ok" },
+  ]);
+  assert.equal(doc.kind, "dialogue");
+  assert.equal(doc.turns[0].time, Date.parse("2026-05-01T10:00:00Z"));
+  assert.ok(Number.isNaN(doc.turns[1].time));
+  assert.notEqual(doc.block[0], doc.block[doc.turns[1].firstToken]);
+});
+
+Deno.test("readHtml() tells visible text from attributes, meta tags, hidden and tiny text", () => {
+  const { document: doc, page } = readHtml(`<!doctype html><html><head>
+    <title>Clinic</title><meta name="description" content="Meta words">
+    <style>.sr{position:absolute;left:-9999px} .faint{color:#fefefe;background:#ffffff}</style></head>
+    <body><h1>Visible words</h1><img src="x.png" alt="Alt words"><button aria-label="Aria words">Go</button>
+    <p hidden>Hidden words</p><p style="display:none">None words</p><p style="font-size:7px">Tiny words</p>
+    <span class="sr">Offscreen words</span><p class="faint">Faint words</p><!-- Comment words -->
+    <script src="https://widget.intercom.io/w/abc" data-bot="assistant"></script>
+    <a href="/privacy">Privacy</a><form action="/f"><input name="ssn" type="text"></form></body></html>`);
+  const whereOf = (word: string) => {
+    const i = doc.words.indexOf(word);
+    return i < 0 ? "absent" : doc.pieces[doc.piece[i]].where;
+  };
+  assert.equal(whereOf("visible"), "text");
+  assert.equal(whereOf("meta"), "meta");
+  assert.equal(whereOf("clinic"), "meta", "the page title");
+  assert.equal(whereOf("alt"), "attribute");
+  assert.equal(whereOf("aria"), "attribute");
+  assert.equal(whereOf("hidden"), "hidden");
+  assert.equal(whereOf("none"), "hidden");
+  assert.equal(whereOf("offscreen"), "hidden", "the screen-reader-only pattern");
+  assert.equal(whereOf("tiny"), "tiny");
+  assert.equal(whereOf("faint"), "tiny", "near-invisible colour");
+  assert.equal(whereOf("comment"), "hidden");
+  assert.equal(whereOf("intercom"), "hidden", "a script's source names its vendor");
+  assert.equal(whereOf("assistant"), "hidden", "data-* attributes");
+  assert.equal(page.title, "Clinic");
+  assert.deepEqual(page.links, [{ href: "/privacy", text: "Privacy" }]);
+  assert.equal(page.scripts[0].src, "https://widget.intercom.io/w/abc");
+  assert.deepEqual(page.forms[0].fields.map((f) => f.name), ["ssn"]);
+  assert.deepEqual(page.headings, [{ level: 1, text: "Visible words" }]);
+});
+
+Deno.test("readHtml() reads chat bubbles as dialogue turns", () => {
+  const { document: doc } = readHtml(
+    '<div class="msg user">are you a bot?</div><div class="msg bot">No, I am a person.</div>',
+  );
+  assert.deepEqual(doc.turns.map((turn) => turn.role), ["user", "bot"]);
+});
+
+Deno.test("readContent() picks HTML or text, and never throws on odd input", () => {
+  assert.equal(readContent("<p>Hello</p>").kind, "html");
+  assert.equal(readContent("a < b and c > d").kind, "text");
+  for (
+    const odd of ["", "\uD800", "<".repeat(1000), "&#xFFFFFFF;", "\u0000\u0001", "😀".repeat(100)]
+  ) {
+    readContent(odd);
+  }
+});

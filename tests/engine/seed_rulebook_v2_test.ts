@@ -1,0 +1,84 @@
+/**
+ * The seed rulebook v2: coverage of every jurisdiction and industry, a rule
+ * for every statute in force, penalties that trace to a citation.
+ */
+import assert from "node:assert/strict";
+import {
+  compileRulebook,
+  INDUSTRIES,
+  JURISDICTIONS,
+  loadSeedRulebook,
+  NEWEST_SEED_VERSION,
+  SURFACES,
+} from "../../shared/engine/mod.ts";
+
+const seed = await loadSeedRulebook();
+const compiled = compileRulebook(seed);
+const registry = JSON.parse(
+  await Deno.readTextFile(new URL("../../corpus/statutes.json", import.meta.url)),
+) as { statutes: { id: string; effective: string }[]; cross_state: { id: string }[] };
+
+Deno.test("the newest seed is version 2, format 2", () => {
+  assert.equal(NEWEST_SEED_VERSION, 2);
+  assert.equal(seed.version, 2);
+  assert.equal(seed.format, 2);
+});
+
+Deno.test("every jurisdiction x industry cell has at least one content rule", () => {
+  for (const jurisdiction of JURISDICTIONS) {
+    for (const industry of [undefined, ...INDUSTRIES]) {
+      const rules = compiled.candidates.get(`content|${jurisdiction}|${industry ?? "*"}`) ?? [];
+      assert.ok(rules.length > 0, `no rule for ${jurisdiction} / ${industry ?? "any industry"}`);
+    }
+  }
+  for (const surface of SURFACES) {
+    assert.ok(seed.rules.some((rule) => rule.applies_to.includes(surface)), surface);
+  }
+});
+
+Deno.test("every statute of the research, in force or not, has its own rule", () => {
+  const ruled = new Set(seed.rules.map((rule) => rule.statute_ids?.[0]));
+  for (const { id } of [...registry.statutes, ...registry.cross_state]) {
+    assert.ok(ruled.has(id), `no rule cites ${id} first`);
+  }
+});
+
+Deno.test("statutes of the rulebook match the corpus registry's ids and effective dates", () => {
+  const dates = new Map(registry.statutes.map((s) => [s.id, s.effective]));
+  for (const statute of seed.statutes) {
+    if (statute.jurisdiction === "ALL") continue;
+    assert.ok(dates.has(statute.id), `${statute.id} is not in corpus/statutes.json`);
+    if (dates.get(statute.id)! > "2026-11-22") {
+      assert.ok(statute.effective > "2026-11-22", `${statute.id} is not in force yet`);
+    }
+  }
+});
+
+Deno.test("every penalty traces to a citation, and tiers fit amounts", () => {
+  const statutes = new Map(seed.statutes.map((s) => [s.id, s]));
+  for (const rule of seed.rules) {
+    const statute = statutes.get(rule.statute_ids?.[0] ?? "");
+    assert.ok(statute, rule.rule_key);
+    assert.equal(rule.citation, statute.citation, rule.rule_key);
+    assert.equal(rule.penalty_usd, statute.penalty_usd, rule.rule_key);
+    assert.ok(statute.penalty_basis.length > 20, `${statute.id} says where its penalty comes from`);
+    if (statute.penalty_usd === 0) assert.equal(statute.tier_key, "tier4_licensing", statute.id);
+  }
+});
+
+Deno.test("rules are written in plain words: titles, explanations and remediation", () => {
+  const keys = new Set<string>();
+  for (const rule of seed.rules) {
+    assert.ok(!keys.has(rule.rule_key), rule.rule_key);
+    keys.add(rule.rule_key);
+    assert.match(rule.rule_key, /^(?:all|ca|tx|co|ny|nyc|fl|ma|az|ut|or|tn)_[a-z0-9_]+$/);
+    assert.ok(rule.plain_english.length >= 80, `${rule.rule_key} explains itself`);
+    assert.ok(rule.remediation.length >= 40, `${rule.rule_key} says how to fix it`);
+  }
+});
+
+Deno.test("docs/rulebook.md lists every rule and statute of the seed rulebook", async () => {
+  const doc = await Deno.readTextFile(new URL("../../docs/rulebook.md", import.meta.url));
+  for (const rule of seed.rules) assert.ok(doc.includes(`\`${rule.rule_key}\``), rule.rule_key);
+  for (const statute of seed.statutes) assert.ok(doc.includes(`| ${statute.id} |`), statute.id);
+});
