@@ -80,7 +80,16 @@ function mayBeBareContraction(word: string): boolean {
 }
 
 /** Words ending in "bot" that are not compounds of it. */
-const NOT_BOT_COMPOUNDS = new Set(["robot", "robots", "abbot", "abbots", "sabot", "turbot", "turbots", "cabot"]);
+const NOT_BOT_COMPOUNDS = new Set([
+  "robot",
+  "robots",
+  "abbot",
+  "abbots",
+  "sabot",
+  "turbot",
+  "turbots",
+  "cabot",
+]);
 
 /**
  * Where "bot" or "bots" starts in a compound bot name ("chatbot", "medibot"), or
