@@ -139,11 +139,21 @@ export interface Matches {
   ends: number[];
 }
 
+/** The shared, empty matches of an entry that matched nothing (never written to). */
+const NO_MATCHES: Matches = Object.freeze({
+  starts: Object.freeze([]) as unknown as number[],
+  ends: Object.freeze([]) as unknown as number[],
+});
+
 /** A compiled set of lexicon entries (concepts and inline terms), matched in one pass. */
 export class Lexicon {
   readonly #root = newNode();
   readonly #rootSteps = new Map<string, TrieNode[]>();
   #size = 0;
+  // Scratch space reused by match(): the trie walk's stack and the flat match buffer.
+  readonly #frontier: TrieNode[] = new Array(64);
+  readonly #depth = new Int32Array(64);
+  #flat = new Int32Array(3 * 1024);
 
   /** Number of entries. */
   get size(): number {
@@ -206,43 +216,79 @@ export class Lexicon {
 
   /** Every entry's matches in a document; one match per entry and start, the longest. */
   match(doc: Document): Matches[] {
-    const found: Matches[] = [];
-    for (let id = 0; id < this.#size; id += 1) found.push({ starts: [], ends: [] });
     const { words, sentence } = doc;
     const n = doc.length;
-    const frontier: TrieNode[] = [];
-    const depth: number[] = [];
+    const frontier = this.#frontier;
+    const depth = this.#depth;
+    // Matches go to one flat buffer of (entry, start, end) first, then to each entry:
+    // no array grows per entry while the document is read.
+    let flat = this.#flat;
+    let count = 0;
+    const perEntry = new Int32Array(this.#size);
     for (let i = 0; i < n; i += 1) {
       const first = this.#fromRoot(words[i]);
       if (first.length === 0) continue;
-      frontier.length = 0;
-      depth.length = 0;
+      let top = 0;
       for (const node of first) {
-        frontier.push(node);
-        depth.push(i + 1);
+        frontier[top] = node;
+        depth[top] = i + 1;
+        top += 1;
       }
-      while (frontier.length > 0) {
-        const node = frontier.pop() as TrieNode;
-        const end = depth.pop() as number;
+      while (top > 0) {
+        top -= 1;
+        const node = frontier[top];
+        const end = depth[top];
         if (node.ends !== null) {
           for (const id of node.ends) {
-            const matches = found[id];
-            const last = matches.starts.length - 1;
-            if (last >= 0 && matches.starts[last] === i) {
-              if (end > matches.ends[last]) matches.ends[last] = end;
-            } else {
-              matches.starts.push(i);
-              matches.ends.push(end);
+            if (count * 3 + 3 > flat.length) {
+              const grown = new Int32Array(flat.length * 2);
+              grown.set(flat);
+              flat = this.#flat = grown;
             }
+            flat[count * 3] = id;
+            flat[count * 3 + 1] = i;
+            flat[count * 3 + 2] = end;
+            count += 1;
+            perEntry[id] += 1;
           }
         }
         if (
           end < n && sentence[end] === sentence[i] && (node.next !== null || node.prefixes !== null)
         ) {
-          const before = frontier.length;
-          this.#step(node, words[end], frontier);
-          for (let k = before; k < frontier.length; k += 1) depth.push(end + 1);
+          const word = words[end];
+          const child = node.next?.get(word);
+          if (child !== undefined) {
+            frontier[top] = child;
+            depth[top] = end + 1;
+            top += 1;
+          }
+          if (node.prefixes !== null) {
+            for (const entry of node.prefixes) {
+              if (word.startsWith(entry.prefix)) {
+                frontier[top] = entry.node;
+                depth[top] = end + 1;
+                top += 1;
+              }
+            }
+          }
         }
+      }
+    }
+    // Group by entry, keeping one match per start (the longest); starts arrive in order.
+    const found: Matches[] = new Array(this.#size);
+    for (let id = 0; id < this.#size; id += 1) {
+      found[id] = perEntry[id] === 0 ? NO_MATCHES : { starts: [], ends: [] };
+    }
+    for (let k = 0; k < count; k += 1) {
+      const matches = found[flat[k * 3]];
+      const start = flat[k * 3 + 1];
+      const end = flat[k * 3 + 2];
+      const last = matches.starts.length - 1;
+      if (last >= 0 && matches.starts[last] === start) {
+        if (end > matches.ends[last]) matches.ends[last] = end;
+      } else {
+        matches.starts.push(start);
+        matches.ends.push(end);
       }
     }
     return found;
