@@ -625,7 +625,12 @@ const LIST_CONTINUATIONS: ReadonlySet<string> = new Set(["a", "an", "or", "nor",
 export function isNegated(doc: Document, start: number): boolean {
   let clause = doc.clause[start];
   let continued = false;
-  for (let k = start - 1; k >= 0 && k >= start - NEGATION_REACH; k -= 1) {
+  let reach = NEGATION_REACH;
+  for (let k = start - 1; k >= 0 && k >= start - reach; k -= 1) {
+    // "not a CPA or a licensed tax preparer": an "or" carries the negation further.
+    if ((doc.words[k] === "or" || doc.words[k] === "nor") && reach < NEGATION_REACH * 2) {
+      reach += 4;
+    }
     if (doc.clause[k] !== clause) {
       if (doc.sentence[k] !== doc.sentence[k + 1] || !LIST_CONTINUATIONS.has(doc.words[k + 1])) {
         return false;
