@@ -34,6 +34,11 @@ import {
   type Where,
 } from "./document.ts";
 
+/** How a word was read (see `#wordPlain`). */
+const PLAIN_NO = 0;
+const PLAIN_LETTERS = 1;
+const PLAIN_DIGITS = 2;
+
 /** Numbers kept per token while building: piece, start, end, sentence, clause, block, flags. */
 const TOKEN_COLUMNS = 7;
 
@@ -412,7 +417,12 @@ export class DocumentBuilder {
   }
 
   /** Emits a finished word, expanding contractions and splitting compounds. */
-  #emit(raw: string, start: number, end: number, splits: number[]): void {
+  #emit(raw: string, start: number, end: number, splits: number[], plain = PLAIN_NO): void {
+    if (plain === PLAIN_LETTERS) {
+      // The fast path's common case: ASCII letters only, no apostrophe, no compound split.
+      this.#emitLetters(raw, start, end);
+      return;
+    }
     const word = hasDigitAndLetter(raw) ? unleet(raw) : raw;
     if (splits.length > 0) {
       let from = 0;
@@ -423,26 +433,9 @@ export class DocumentBuilder {
       this.#emit(word.slice(from), start + from, end, []);
       return;
     }
-    const apostrophe = word.indexOf("'");
+    const apostrophe = plain === PLAIN_NO ? word.indexOf("'") : -1;
     if (apostrophe < 0) {
-      if (word.length <= 2 && (word === "u" || word === "ur")) {
-        // Chat spelling: "u" reads "you", "ur" reads "your".
-        this.#push(word === "u" ? "you" : "your", start, end);
-        return;
-      }
-      const botAt = botSuffixAt(word);
-      if (botAt > 0) {
-        // A bot's compound name: "medibot" reads "medi bot", "NurseBots" "nurse bots".
-        this.#push(word.slice(0, botAt), start, start + botAt);
-        this.#push(word.slice(botAt), start + botAt, end);
-        return;
-      }
-      const bare = mayBeBareContraction(word) ? BARE_CONTRACTIONS.get(word) : undefined;
-      if (bare === undefined) this.#push(word, start, end);
-      else {
-        this.#push(bare[0], start, end);
-        this.#push(bare[1], start, end);
-      }
+      this.#emitLetters(word, start, end);
       return;
     }
     const base = word.slice(0, apostrophe);
@@ -490,11 +483,40 @@ export class DocumentBuilder {
     }
   }
 
+  /** A word without apostrophe or split: chat spellings, bot compounds, bare contractions. */
+  #emitLetters(word: string, start: number, end: number): void {
+    const n = word.length;
+    if (n <= 2) {
+      if (word === "u" || word === "ur") {
+        // Chat spelling: "u" reads "you", "ur" reads "your".
+        this.#push(word === "u" ? "you" : "your", start, end);
+        return;
+      }
+    } else if (n >= 6) {
+      const last = word.charCodeAt(n - 1);
+      const botAt = last === 116 || last === 115 ? botSuffixAt(word) : -1;
+      if (botAt > 0) {
+        // A bot's compound name: "medibot" reads "medi bot", "NurseBots" "nurse bots".
+        this.#push(word.slice(0, botAt), start, start + botAt);
+        this.#push(word.slice(botAt), start + botAt, end);
+        return;
+      }
+    }
+    const bare = mayBeBareContraction(word) ? BARE_CONTRACTIONS.get(word) : undefined;
+    if (bare === undefined) this.#push(word, start, end);
+    else {
+      this.#push(bare[0], start, end);
+      this.#push(bare[1], start, end);
+    }
+  }
+
   // State of the piece being read (fields rather than closures, so the reader stays optimised).
   #text = "";
   #n = 0;
   #textLines = false;
   #word = "";
+  // How the current word was read: PLAIN_LETTERS or PLAIN_DIGITS by the ASCII fast path, else PLAIN_NO.
+  #wordPlain = PLAIN_NO;
   #wordStart = 0;
   #wordEnd = 0;
   #splits: number[] = [];
@@ -513,7 +535,8 @@ export class DocumentBuilder {
 
   #flush(): void {
     if (this.#word === "") return;
-    this.#emit(this.#word, this.#wordStart, this.#wordEnd, this.#splits);
+    this.#emit(this.#word, this.#wordStart, this.#wordEnd, this.#splits, this.#wordPlain);
+    this.#wordPlain = PLAIN_NO;
     this.#lastWord = this.#word;
     this.#word = "";
     if (this.#splits.length > 0) this.#splits = [];
@@ -567,6 +590,7 @@ export class DocumentBuilder {
       }
       if (upper && word.length > this.#segmentStart && this.#lastWasLower) this.#innerUppers += 1;
       this.#word = word + ch;
+      this.#wordPlain = PLAIN_NO;
       this.#wordEnd = to;
       this.#lettersSinceDot += 1;
       this.#lastWasLower = lower;
@@ -577,6 +601,7 @@ export class DocumentBuilder {
     const c = ch.charCodeAt(0);
     if (c === 39 && this.#word !== "" && to < this.#n && isLetterAt(text, to)) {
       this.#word += "'";
+      this.#wordPlain = PLAIN_NO;
       this.#wordEnd = to;
       this.#lettersSinceDot = 0;
       return;
@@ -710,19 +735,22 @@ export class DocumentBuilder {
           let sawLower = false;
           let sawUpper = false;
           let mixed = false;
+          let sawDigit = false;
           while (j < n) {
             const d = text.charCodeAt(j);
             if (d >= 97 && d <= 122) sawLower = true;
             else if (d >= 65 && d <= 90) {
               if (sawLower || (sawUpper && j + 1 < n && isLowerAt(text, j + 1))) mixed = true;
               sawUpper = true;
-            } else if (d < 48 || d > 57) break;
+            } else if (d >= 48 && d <= 57) sawDigit = true;
+            else break;
             j += 1;
           }
           if (!mixed && (j >= n || text.charCodeAt(j) < 0x80)) {
             this.#settle(c >= 97 && c <= 122);
             this.#wordStart = i;
             this.#word = sawUpper ? text.slice(i, j).toLowerCase() : text.slice(i, j);
+            this.#wordPlain = sawDigit ? PLAIN_DIGITS : PLAIN_LETTERS;
             this.#wordEnd = j;
             this.#lettersSinceDot = j - i;
             const last = text.charCodeAt(j - 1);
