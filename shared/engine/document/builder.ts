@@ -39,8 +39,8 @@ const PLAIN_NO = 0;
 const PLAIN_LETTERS = 1;
 const PLAIN_DIGITS = 2;
 
-/** Numbers kept per token while building: piece, start, end, sentence, clause, block, flags. */
-const TOKEN_COLUMNS = 7;
+/** Tokens the columns hold before they first grow. */
+const INITIAL_CAPACITY = 512;
 
 /** A line where a dialogue turn (or a plain block) starts, found by dialogue.ts. */
 export interface LineStart {
@@ -246,8 +246,15 @@ export class DocumentBuilder {
   readonly #kind: DocumentKind;
   readonly #pieces: Piece[] = [];
   readonly #words: string[] = [];
-  // Per-token numbers in one growable typed buffer: piece, start, end, sentence, clause, block, flags.
-  #columns = new Int32Array(TOKEN_COLUMNS * 256);
+  // Per-token columns, grown together; the document gets views of them, not copies.
+  #capacity = INITIAL_CAPACITY;
+  #piece = new Int32Array(INITIAL_CAPACITY);
+  #start = new Int32Array(INITIAL_CAPACITY);
+  #end = new Int32Array(INITIAL_CAPACITY);
+  #sentence = new Int32Array(INITIAL_CAPACITY);
+  #clause = new Int32Array(INITIAL_CAPACITY);
+  #block = new Int32Array(INITIAL_CAPACITY);
+  #flags = new Uint8Array(INITIAL_CAPACITY);
   readonly #question: number[] = [0];
   readonly #blockTurn: number[] = [-1];
   readonly #turns: Turn[] = [];
@@ -339,34 +346,17 @@ export class DocumentBuilder {
     this.endTurn();
     this.#endSentence(false);
     const n = this.#words.length;
-    const columns = this.#columns;
-    const piece = new Int32Array(n);
-    const start = new Int32Array(n);
-    const end = new Int32Array(n);
-    const sentence = new Int32Array(n);
-    const clause = new Int32Array(n);
-    const block = new Int32Array(n);
-    const flags = new Uint8Array(n);
-    for (let i = 0, at = 0; i < n; i += 1, at += TOKEN_COLUMNS) {
-      piece[i] = columns[at];
-      start[i] = columns[at + 1];
-      end[i] = columns[at + 2];
-      sentence[i] = columns[at + 3];
-      clause[i] = columns[at + 4];
-      block[i] = columns[at + 5];
-      flags[i] = columns[at + 6];
-    }
     return {
       kind: this.#kind,
       pieces: this.#pieces,
       words: this.#words,
-      piece,
-      start,
-      end,
-      sentence,
-      clause,
-      block,
-      flags,
+      piece: this.#piece.subarray(0, n),
+      start: this.#start.subarray(0, n),
+      end: this.#end.subarray(0, n),
+      sentence: this.#sentence.subarray(0, n),
+      clause: this.#clause.subarray(0, n),
+      block: this.#block.subarray(0, n),
+      flags: this.#flags.subarray(0, n),
       question: Uint8Array.from(this.#question),
       blockTurn: Int32Array.from(this.#blockTurn),
       turns: this.#turns,
@@ -392,21 +382,16 @@ export class DocumentBuilder {
 
   #push(word: string, start: number, end: number): void {
     if (word.length >= 3 && word.length <= 8 && isClauseWord(word)) this.#newClause();
-    const at = this.#words.length * TOKEN_COLUMNS;
+    const at = this.#words.length;
     this.#words.push(word);
-    if (at + TOKEN_COLUMNS > this.#columns.length) {
-      const grown = new Int32Array(this.#columns.length * 2);
-      grown.set(this.#columns);
-      this.#columns = grown;
-    }
-    const columns = this.#columns;
-    columns[at] = this.#pieceNo;
-    columns[at + 1] = start;
-    columns[at + 2] = end;
-    columns[at + 3] = this.#sentenceNo;
-    columns[at + 4] = this.#clauseNo;
-    columns[at + 5] = this.#blockNo;
-    columns[at + 6] = (this.#quoted ? TOKEN_QUOTED : 0) | this.#visible;
+    if (at === this.#capacity) this.#grow();
+    this.#piece[at] = this.#pieceNo;
+    this.#start[at] = start;
+    this.#end[at] = end;
+    this.#sentence[at] = this.#sentenceNo;
+    this.#clause[at] = this.#clauseNo;
+    this.#block[at] = this.#blockNo;
+    this.#flags[at] = (this.#quoted ? TOKEN_QUOTED : 0) | this.#visible;
     this.#sentenceHasTokens = true;
     this.#blockHasContent = true;
     if (this.#turnOpen) {
@@ -414,6 +399,22 @@ export class DocumentBuilder {
       if (this.#turnTextStart < 0) this.#turnTextStart = start;
       if (this.#turnPiece === this.#pieceNo) this.#turnTextEnd = end;
     }
+  }
+
+  #grow(): void {
+    const capacity = this.#capacity * 2;
+    const grow = <T extends Int32Array | Uint8Array>(column: T, next: T): T => {
+      next.set(column);
+      return next;
+    };
+    this.#piece = grow(this.#piece, new Int32Array(capacity));
+    this.#start = grow(this.#start, new Int32Array(capacity));
+    this.#end = grow(this.#end, new Int32Array(capacity));
+    this.#sentence = grow(this.#sentence, new Int32Array(capacity));
+    this.#clause = grow(this.#clause, new Int32Array(capacity));
+    this.#block = grow(this.#block, new Int32Array(capacity));
+    this.#flags = grow(this.#flags, new Uint8Array(capacity));
+    this.#capacity = capacity;
   }
 
   /** Emits a finished word, expanding contractions and splitting compounds. */
@@ -746,7 +747,25 @@ export class DocumentBuilder {
             else break;
             j += 1;
           }
-          if (!mixed && (j >= n || text.charCodeAt(j) < 0x80)) {
+          const next = j < n ? text.charCodeAt(j) : 32;
+          if (!mixed && endsWordPlainly(next, j - i)) {
+            // The commonest case: the word cannot grow (no apostrophe, dotted acronym or
+            // entity follows), so it is emitted at once, without the per-word state.
+            this.#settle(c >= 97 && c <= 122);
+            const word = sawUpper ? text.slice(i, j).toLowerCase() : text.slice(i, j);
+            this.#lastWord = word;
+            if (sawDigit) this.#emit(word, i, j, NO_SPLITS, PLAIN_DIGITS);
+            else this.#emitLetters(word, i, j);
+            if (next === 32 && (this.#pending === 0 || !this.#textLines)) {
+              this.#spaceBefore = true;
+              i = j + 1;
+            } else {
+              this.#spaceBefore = false;
+              i = j;
+            }
+            continue;
+          }
+          if (!mixed && (j >= n || next < 0x80)) {
             this.#settle(c >= 97 && c <= 122);
             this.#wordStart = i;
             this.#word = sawUpper ? text.slice(i, j).toLowerCase() : text.slice(i, j);
@@ -778,6 +797,36 @@ export class DocumentBuilder {
       this.#pending = 0;
     }
     if (this.#textLines && this.#newlines >= 2) this.newBlock();
+  }
+}
+
+const NO_SPLITS: number[] = [];
+
+/**
+ * Whether the character after a plain ASCII word ends it for good: a space,
+ * a line break or punctuation that never joins words (a period only after a
+ * word of two or more characters, since "A.I." joins).
+ */
+function endsWordPlainly(next: number, length: number): boolean {
+  switch (next) {
+    case 32:
+    case 10:
+    case 13:
+    case 9:
+    case 44:
+    case 59:
+    case 58:
+    case 33:
+    case 63:
+    case 40:
+    case 41:
+    case 34:
+    case 45:
+      return true;
+    case 46:
+      return length > 1;
+    default:
+      return false;
   }
 }
 
