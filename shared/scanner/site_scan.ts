@@ -15,6 +15,13 @@ import type { FetchedPage, ScanSession } from "./scan_session.ts";
  */
 export const MIN_READABLE_WORDS = 5;
 
+/**
+ * Body cap of each compliance page, in bytes (the target keeps the fetcher's
+ * 2 MiB): reading HTML is the costliest step of a scan, and the head of a
+ * policy page is what a visitor reads.
+ */
+export const COMPLIANCE_PAGE_BYTES = 512 * 1024;
+
 /** One page of a site scan, read into the engine's document model. */
 export interface ScannedPage {
   /** `target` for the caller's page, else the kind of compliance page it is. */
@@ -54,7 +61,8 @@ export interface ScanSiteOptions {
  * 2. a target with fewer than MIN_READABLE_WORDS visible words and no
  *    recognised chat widget is unsupported: 415 `no_readable_content`;
  * 3. up to `maxPages` same-origin compliance pages it links to (privacy,
- *    terms, accessibility, contact, chat), one after another. One that is
+ *    terms, accessibility, contact, chat), one after another, each read up
+ *    to COMPLIANCE_PAGE_BYTES. One that is
  *    refused, disallowed, not HTML, not 2xx or unreachable is skipped; when
  *    the scan's time budget runs out, the pages read so far are kept.
  *
@@ -86,7 +94,7 @@ export async function scanSite(
   const limit = Math.min(options.maxPages ?? MAX_COMPLIANCE_PAGES, MAX_COMPLIANCE_PAGES);
   for (const link of compliancePages(target.facts.links, target.url).slice(0, limit)) {
     try {
-      const page = await session.fetchPage(link.url);
+      const page = await session.fetchPage(link.url, { maxBytes: COMPLIANCE_PAGE_BYTES });
       if (page.status < 200 || page.status > 299) {
         skipped.push({ kind: link.kind, reason: "status" });
         continue;

@@ -13,6 +13,7 @@ import {
 import { runWebsiteAudit } from "../../shared/handlers/run_website_audit.ts";
 import type { Advisory } from "../../shared/advisory/advisory.ts";
 import { ENGINE_VERSION } from "../../shared/scanner/site_report.ts";
+import { COMPLIANCE_PAGE_BYTES } from "../../shared/scanner/site_scan.ts";
 import { type FakeDeps, fakeDeps, from, jsonRequest } from "../support/fake_deps.ts";
 import { PUBLIC_V4 } from "../support/fake_network.ts";
 import { LOCALHOST_URLS, REFUSED_ADDRESSES, REFUSED_LITERAL_URLS } from "../support/ssrf_matrix.ts";
@@ -217,6 +218,23 @@ Deno.test("runWebsiteAudit() scans the head of an oversized page (the body cap t
   const body = await ok(await s.scan(`${SITE}/big.html`));
   assert.equal(body.scan_meta.status_code, 200);
   assert.equal(body.score, 100);
+});
+
+Deno.test("runWebsiteAudit() reads at most 512 KiB of each compliance page", async () => {
+  const filler = `<p>${"Returns are free within thirty days of delivery. ".repeat(12_000)}</p>`;
+  const home = htmlPage(
+    "Home",
+    `<h1>Welcome</h1><p>Handmade goods from Maine, shipped anywhere.</p><a href="/support">Support</a>`,
+  );
+  const late = htmlPage("Support", `<p>Talk to us.</p>${filler}${WIDGET_SCRIPTS.tidio}`);
+  const early = htmlPage("Support", `<p>Talk to us.</p>${WIDGET_SCRIPTS.tidio}${filler}`);
+  assert.ok(filler.length > COMPLIANCE_PAGE_BYTES);
+  await using past = await scanner({ pages: { "/": home, "/support": late } });
+  assert.deepEqual(keys((await ok(await past.scan(`${SITE}/`))).critical), []);
+  await using within = await scanner({ pages: { "/": home, "/support": early } });
+  assert.deepEqual(keys((await ok(await within.scan(`${SITE}/`))).critical), [
+    "t_chat_widget_undisclosed",
+  ]);
 });
 
 Deno.test("runWebsiteAudit() answers 400 for a bad request, before counting or fetching anything", async () => {
