@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { LOG_LEVELS } from "./log/logger.ts";
+import { parseAllowedTargets } from "./scanner/allowed_targets.ts";
 
 const optionalText = z.string().trim().min(1).optional();
+
+/** A comma-separated list, entries trimmed, empty entries dropped. */
+const commaList = (fallback: string) =>
+  z.string().trim().default(fallback).transform((value) =>
+    value.split(",").map((part) => part.trim()).filter((part) => part !== "")
+  );
 
 const urlWith = (protocols: readonly string[]) =>
   z.string().trim().refine((value) => {
@@ -27,16 +34,23 @@ export const EnvSchema = z.object({
   UPSTASH_REDIS_REST_URL: urlWith(["http:", "https:"]).optional(),
   UPSTASH_REDIS_REST_TOKEN: optionalText,
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
-  SCAN_ALLOWED_TARGETS: z.string().trim().default("").transform((value) =>
-    value.split(",").map((part) => part.trim()).filter((part) => part !== "")
-  ).pipe(
+  SCAN_ALLOWED_TARGETS: commaList("").transform((entries, ctx) => {
+    try {
+      return parseAllowedTargets(entries);
+    } catch (error) {
+      // The message names the entry by position, never its value.
+      ctx.addIssue({ code: "custom", message: (error as Error).message });
+      return z.NEVER;
+    }
+  }),
+  SCAN_ALLOWED_PORTS: commaList("80,443").pipe(
     z.array(
-      z.string().regex(/^[^\s:/]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/, "must be host:port"),
-    ),
+      z.string().regex(/^\d{1,5}$/, "must be port numbers").transform(Number).pipe(
+        z.number().int().min(1).max(65535),
+      ),
+    ).min(1, "must name at least one port"),
   ),
-  CORS_ALLOWED_ORIGINS: z.string().trim().default("*").transform((value) =>
-    value.split(",").map((part) => part.trim()).filter((part) => part !== "")
-  ),
+  CORS_ALLOWED_ORIGINS: commaList("*"),
   WEBHOOK_SHARED_SECRET: optionalText,
   WEBHOOK_SHARED_ACCOUNT_ID: z.uuid().optional(),
   WEBHOOK_SHARED_INTEGRATION: optionalText,
@@ -50,6 +64,20 @@ export const EnvSchema = z.object({
       code: "custom",
       path: ["UPSTASH_REDIS_REST_TOKEN"],
       message: "UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together",
+    });
+  }
+  if (env.ADVISORY_LLM_URL !== undefined && env.ADVISORY_LLM_MODEL === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["ADVISORY_LLM_MODEL"],
+      message: "is required when ADVISORY_LLM_URL is set",
+    });
+  }
+  if (env.ADVISORY_LLM_URL === undefined && env.ADVISORY_LLM_API_KEY !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["ADVISORY_LLM_URL"],
+      message: "is required when ADVISORY_LLM_API_KEY is set",
     });
   }
   if (

@@ -1,3 +1,4 @@
+import { createAdvisory } from "./advisory/advisory.ts";
 import type { Config } from "./config.ts";
 import type { Db } from "./db/db.ts";
 import type { ServiceDeps } from "./handlers/deps.ts";
@@ -6,6 +7,7 @@ import { createMemoryLimiter } from "./ratelimit/memory_limiter.ts";
 import type { RateLimiter } from "./ratelimit/rate_limiter.ts";
 import { createUnconfiguredLimiter } from "./ratelimit/unconfigured_limiter.ts";
 import { createUpstashLimiter } from "./ratelimit/upstash_limiter.ts";
+import { createSafeFetcher } from "./scanner/safe_fetcher.ts";
 
 /** Where the operations run. */
 export type Runtime = "function" | "local-server";
@@ -43,5 +45,17 @@ export function serviceDeps(config: Config, db: Db, options: ServiceDepsOptions)
     logger,
     corsOrigins: config.CORS_ALLOWED_ORIGINS,
     trustedProxyHops: config.TRUSTED_PROXY_HOPS,
+    scanFetcher: createSafeFetcher({
+      allowedTargets: config.SCAN_ALLOWED_TARGETS,
+      allowedPorts: config.SCAN_ALLOWED_PORTS,
+    }),
+    ...(config.ADVISORY_LLM_URL === undefined || config.ADVISORY_LLM_MODEL === undefined ? {} : {
+      advisory: createAdvisory({
+        url: config.ADVISORY_LLM_URL,
+        model: config.ADVISORY_LLM_MODEL,
+        apiKey: config.ADVISORY_LLM_API_KEY,
+        logger,
+      }),
+    }),
   };
 }

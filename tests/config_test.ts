@@ -10,6 +10,7 @@ Deno.test("loadConfig() defaults to the embedded database on port 54321", () => 
   assert.equal(config.TRUSTED_PROXY_HOPS, 0);
   assert.deepEqual(config.CORS_ALLOWED_ORIGINS, ["*"]);
   assert.deepEqual(config.SCAN_ALLOWED_TARGETS, []);
+  assert.deepEqual(config.SCAN_ALLOWED_PORTS, [80, 443]);
   assert.equal(config.LOG_LEVEL, "info");
   assert.equal(config.PGLITE_SOCKET_PORT, 54322);
   assert.equal(config.ALT_PORT, undefined);
@@ -52,7 +53,14 @@ Deno.test("loadConfig() refuses malformed values, naming the variable and never 
     { DB_DRIVER: "supabase" },
     { UPSTASH_REDIS_REST_URL: "http://127.0.0.1:8079" },
     { TRUSTED_PROXY_HOPS: "-1" },
-    { SCAN_ALLOWED_TARGETS: "127.0.0.1" },
+    { SCAN_ALLOWED_TARGETS: "localhost:8080" },
+    { SCAN_ALLOWED_TARGETS: "127.0.0.1:8080,127.1" },
+    { SCAN_ALLOWED_TARGETS: "0.0.0.0" },
+    { SCAN_ALLOWED_TARGETS: "2130706433:80" },
+    { SCAN_ALLOWED_PORTS: "80,http" },
+    { SCAN_ALLOWED_PORTS: "70000" },
+    { ADVISORY_LLM_URL: "http://127.0.0.1:8080/v1/chat/completions" },
+    { ADVISORY_LLM_API_KEY: "sk-secret-advisory-key" },
     { LOG_LEVEL: "loud" },
     { WEBHOOK_SHARED_ACCOUNT_ID: "acct" },
   ];
@@ -63,7 +71,10 @@ Deno.test("loadConfig() refuses malformed values, naming the variable and never 
       assert.ok(
         error.message.includes(name) ||
           (name === "DB_DRIVER" && /DATABASE_URL|SUPABASE_URL/.test(error.message)) ||
-          (name === "UPSTASH_REDIS_REST_URL" && error.message.includes("UPSTASH_REDIS_REST_TOKEN")),
+          (name === "UPSTASH_REDIS_REST_URL" &&
+            error.message.includes("UPSTASH_REDIS_REST_TOKEN")) ||
+          (name === "ADVISORY_LLM_URL" && error.message.includes("ADVISORY_LLM_MODEL")) ||
+          (name === "ADVISORY_LLM_API_KEY" && error.message.includes("ADVISORY_LLM_URL")),
         error.message,
       );
       assert.equal(error.message.includes("secret-password"), false);
@@ -71,6 +82,34 @@ Deno.test("loadConfig() refuses malformed values, naming the variable and never 
       return true;
     });
   }
+});
+
+Deno.test("loadConfig() reads SCAN_ALLOWED_TARGETS as exact IP literals or IP:port pairs", () => {
+  const config = loadConfig({
+    SCAN_ALLOWED_TARGETS: " 127.0.0.1 , 127.0.0.1:8080,[::1]:9000 ,",
+    SCAN_ALLOWED_PORTS: "80, 8443",
+  });
+  assert.deepEqual(config.SCAN_ALLOWED_TARGETS, [
+    { address: "127.0.0.1" },
+    { address: "127.0.0.1", port: 8080 },
+    { address: "::1", port: 9000 },
+  ]);
+  assert.deepEqual(config.SCAN_ALLOWED_PORTS, [80, 8443]);
+  // The message names the entry by position, never by value.
+  assert.throws(
+    () => loadConfig({ SCAN_ALLOWED_TARGETS: "127.0.0.1,internal.corp:80" }),
+    /SCAN_ALLOWED_TARGETS Allowed target 2 is not an IP address or IP:port/,
+  );
+});
+
+Deno.test("loadConfig() takes the advisory endpoint with its model; the key alone is refused", () => {
+  const config = loadConfig({
+    ADVISORY_LLM_URL: "http://127.0.0.1:8080/v1/chat/completions",
+    ADVISORY_LLM_MODEL: "small-model",
+    ADVISORY_LLM_API_KEY: "sk-test",
+  });
+  assert.equal(config.ADVISORY_LLM_MODEL, "small-model");
+  assert.equal(loadConfig({}).ADVISORY_LLM_URL, undefined);
 });
 
 Deno.test("every configuration variable is documented in the README", async () => {

@@ -189,10 +189,11 @@ Deno.test("local server: first start, the contract's routes on both listeners, t
         assert.equal(response.status, 404, path);
         assert.equal(typeof (await response.json()).error, "string");
       }
+      // No allow-list: the scanner refuses a loopback target before any connection.
       const scan = await post(`${first.baseUrl}/runWebsiteAudit`, {
         target_url: "http://127.0.0.1:9/",
       });
-      assert.equal(scan.status, 501);
+      assert.equal(scan.status, 403);
       assert.deepEqual(Object.keys(await scan.json()), ["error"]);
       const hook = await post(`${first.altBaseUrl}/webhookIngest`, { source: "x", messages: [] });
       assert.equal(hook.status, 501);

@@ -1,6 +1,8 @@
+import type { Advisory } from "../advisory/advisory.ts";
 import type { Db } from "../db/db.ts";
 import type { Logger } from "../log/logger.ts";
 import type { RateLimiter } from "../ratelimit/rate_limiter.ts";
+import type { SafeFetcher } from "../scanner/safe_fetcher.ts";
 
 /** The contract's limits (section 8) and the service's own caps. */
 export interface ServiceLimits {
@@ -14,6 +16,10 @@ export interface ServiceLimits {
   accountBodyBytes: number;
   /** How many activity records get_logs returns, newest first. */
   logsReturned: number;
+  /** runWebsiteAudit requests per minute per client IP (an IPv6 client by its /64). */
+  scanPerMinute: number;
+  /** Largest runWebsiteAudit body in bytes: one URL of at most 2,048 characters. */
+  scanBodyBytes: number;
 }
 
 /** The contract's values; tests may lower or raise one to reach a boundary. */
@@ -23,6 +29,8 @@ export const DEFAULT_LIMITS: ServiceLimits = {
   auditBodyBytes: 256 * 1024,
   accountBodyBytes: 16 * 1024,
   logsReturned: 100,
+  scanPerMinute: 10,
+  scanBodyBytes: 8 * 1024,
 };
 
 /** What the operations are built from: the ports and the settings of config.ts. */
@@ -33,6 +41,13 @@ export interface ServiceDeps {
   corsOrigins: readonly string[];
   trustedProxyHops: number;
   limits?: Partial<ServiceLimits>;
+  /**
+   * runWebsiteAudit's fetching layer; default the production policy (system
+   * DNS and sockets, no allow-list, ports 80 and 443).
+   */
+  scanFetcher?: SafeFetcher;
+  /** runWebsiteAudit's optional model advisory; default none (an empty advisory). */
+  advisory?: Advisory;
   /** The clock; tests move it. */
   now?: () => Date;
 }

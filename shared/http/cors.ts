@@ -4,12 +4,18 @@ export interface CorsOptions {
   origins: readonly string[];
 }
 
-const ALLOWED_HEADERS =
-  "authorization, x-client-info, apikey, content-type, x-api-key, x-webhook-secret";
+/**
+ * Request headers a browser caller may send: the JSON content type, and what
+ * supabase-js's FunctionsClient adds. Never a credential header of this
+ * service (`x-api-key`, `x-webhook-secret`): only the anonymous operation is
+ * callable from a browser.
+ */
+const ALLOWED_HEADERS = "authorization, x-client-info, apikey, content-type";
 
 /**
  * Builds the CORS headers for a request: the preflight answer and the headers
- * every response (errors included) carries.
+ * every response (errors included) carries. Used only by operations that take
+ * no credential (EndpointSpec.browser).
  */
 export function cors(options: CorsOptions): (req: Request) => Record<string, string> {
   const any = options.origins.includes("*");
@@ -21,7 +27,7 @@ export function cors(options: CorsOptions): (req: Request) => Record<string, str
       "Access-Control-Allow-Origin": allow,
       "Access-Control-Allow-Methods": "POST, OPTIONS",
       "Access-Control-Allow-Headers": ALLOWED_HEADERS,
-      "Access-Control-Expose-Headers": "x-request-id, retry-after, content-disposition",
+      "Access-Control-Expose-Headers": "x-request-id, retry-after",
       "Access-Control-Max-Age": "86400",
       ...(any ? {} : { "Vary": "Origin" }),
     };

@@ -40,11 +40,20 @@ export interface EndpointSpec<Envelope> {
   envelope(error: HttpError, ctx: RequestContext): Envelope;
   /** What a failed dependency (database, limiter, rulebook) or any unexpected error becomes. */
   unavailable: { status: 500 | 503; code: string; message: string };
+  /**
+   * True for an operation meant for browsers: it answers the CORS preflight
+   * and puts the CORS headers on every response. Only the operation without a
+   * credential sets it: keys and webhook secrets must not live in browser
+   * code, so the key-based operations send no CORS header and a browser
+   * refuses to call them from another origin.
+   */
+  browser?: boolean;
 }
 
 /**
  * The skeleton every operation is built from. It does, the same way for all:
- * the CORS preflight and CORS headers on every response, POST only, a request
+ * OPTIONS (with CORS headers for a browser operation, on every response),
+ * POST only, a request
  * id, one JSON log line per request, the activity record of an authenticated
  * call, and the one place where failures become the endpoint's envelope:
  * an HttpError as it is, anything else as the endpoint's 5xx. A 5xx is logged
@@ -57,7 +66,9 @@ export function endpoint<Envelope>(
   deps: ServiceDeps,
   handle: (req: Request, ctx: RequestContext) => Promise<Response>,
 ): Handler {
-  const corsHeaders = cors({ origins: deps.corsOrigins });
+  const corsHeaders: (req: Request) => Record<string, string> = spec.browser
+    ? cors({ origins: deps.corsOrigins })
+    : () => ({});
   const log = deps.logger;
   return async (req, info) => {
     const startedAt = performance.now();
@@ -72,7 +83,7 @@ export function endpoint<Envelope>(
     };
     let response: Response;
     if (req.method === "OPTIONS") {
-      response = new Response(null, { status: 204 });
+      response = new Response(null, { status: 204, headers: { Allow: "POST, OPTIONS" } });
     } else {
       try {
         if (req.method !== "POST") {

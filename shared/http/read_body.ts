@@ -38,24 +38,38 @@ export async function readJsonBody(req: Request, options: ReadJsonBodyOptions): 
 }
 
 async function readCapped(req: Request, maxBytes: number): Promise<Uint8Array> {
-  if (req.body === null) return new Uint8Array();
-  const reader = req.body.getReader();
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await readStreamCapped(req.body, maxBytes);
+  } catch {
+    throw new HttpError(400, "invalid_request", "Request body could not be read");
+  }
+  if (bytes === null) throw tooLarge(maxBytes);
+  return bytes;
+}
+
+/**
+ * Reads a byte stream to its end without ever holding more than `maxBytes`
+ * of it: null (the stream cancelled) once it grows past that. A null stream
+ * is empty; a failing stream rejects with its error.
+ */
+export async function readStreamCapped(
+  stream: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+): Promise<Uint8Array | null> {
+  if (stream === null) return new Uint8Array();
+  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  try {
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge(maxBytes);
-      }
-      chunks.push(value);
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return null;
     }
-  } catch (error) {
-    if (error instanceof HttpError) throw error;
-    throw new HttpError(400, "invalid_request", "Request body could not be read");
+    chunks.push(value);
   }
   const out = new Uint8Array(size);
   let offset = 0;

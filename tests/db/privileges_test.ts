@@ -22,6 +22,7 @@ const RPCS = [
   "rulebook_get",
   "rulebook_import",
   "rulebook_list",
+  "website_scan_record",
 ];
 
 /** Puts at least one row in every table, through the RPCs, as service code would. */
@@ -71,6 +72,21 @@ async function fillEveryTable(t: TestDatabase): Promise<void> {
     p_endpoint: "complianceAudit",
     p_latency_ms: 3.5,
     p_is_agent: false,
+  });
+  await t.db.rpc("website_scan_record", {
+    p_target_origin: "https://shop.example.test",
+    p_status_code: 200,
+    p_score: 60,
+    p_grade: "D",
+    p_critical_count: 1,
+    p_warning_count: 0,
+    p_passed_count: 2,
+    p_advisory_count: 0,
+    p_pages_scanned: 3,
+    p_triggered_rules: ["r1"],
+    p_rulebook_version: 1,
+    p_engine_version: "2.0.0",
+    p_duration_ms: 812.5,
   });
 }
 

@@ -272,7 +272,7 @@ Deno.test("complianceAudit() keeps keys and content out of every response and lo
   }
 });
 
-Deno.test("complianceAudit() answers the CORS preflight, and other methods with 405 in its envelope", async () => {
+Deno.test("complianceAudit() sends no CORS header (keys never live in browsers); other methods get 405", async () => {
   const deps = fakeDeps();
   const handler = complianceAudit(deps);
   const preflight = await handler(
@@ -282,15 +282,15 @@ Deno.test("complianceAudit() answers the CORS preflight, and other methods with 
     }),
   );
   assert.equal(preflight.status, 204);
-  assert.equal(preflight.headers.get("access-control-allow-origin"), "*");
-  assert.match(preflight.headers.get("access-control-allow-headers") ?? "", /x-api-key/);
+  assert.equal(preflight.headers.get("allow"), "POST, OPTIONS");
+  for (const [name] of preflight.headers) assert.doesNotMatch(name, /^access-control-/);
   const get = await handler(new Request("http://127.0.0.1/functions/complianceAudit"));
   assert.equal(get.status, 405);
   assert.equal(get.headers.get("allow"), "POST, OPTIONS");
   assert.equal(AuditErrorEnvelope.parse(await get.json()).error.code, "invalid_request");
   const refused = await handler(jsonRequest("complianceAudit", {}, { origin: "https://x.test" }));
   assert.equal(refused.status, 401);
-  assert.equal(refused.headers.get("access-control-allow-origin"), "*");
+  assert.equal(refused.headers.get("access-control-allow-origin"), null);
   assert.match(refused.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/);
   await refused.body?.cancel();
   assert.deepEqual(deps.db.activity, []);

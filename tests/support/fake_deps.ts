@@ -50,6 +50,8 @@ export interface FakeDb extends Db {
   failing: Set<string>;
   /** RPCs that answer this value instead of their own. */
   answers: Map<string, unknown>;
+  /** The arguments of every website_scan_record call. */
+  websiteScans: Record<string, unknown>[];
   /** Names of the RPCs called, in order. */
   names(): string[];
 }
@@ -67,6 +69,7 @@ export function fakeDb(): FakeDb {
     activeVersion: seed.version,
     failing: new Set(),
     answers: new Map(),
+    websiteScans: [],
     names: () => db.calls.map((call) => call.name),
     rpc<T>(name: string, args: Record<string, unknown> = {}): Promise<T> {
       db.calls.push({ name, args });
@@ -148,6 +151,9 @@ export function fakeDb(): FakeDb {
         record(account(args.p_account_id), args, Number(args.p_status_code));
         return { recorded: true };
       }
+      case "website_scan_record":
+        db.websiteScans.push(args);
+        return { scan_id: crypto.randomUUID(), created_at: new Date().toISOString() };
       case "activity_recent":
         return db.activity.filter((row) => row.account_id === args.p_account_id)
           .slice(-Number(args.p_limit)).reverse().map(publicActivity);

@@ -22,7 +22,9 @@
  * - `/doc.pdf` (application/pdf), `/error` (500), `/not-found` (404),
  *   `/no-content-type`, `/page.xhtml` (application/xhtml+xml),
  *   `/latin1.html` (charset in the header), `/meta-charset.html` (charset in
- *   a meta tag).
+ *   a meta tag);
+ * - whatever the `pages` option adds: a test's own HTML pages (or any
+ *   status and content type), served before the routes above.
  *
  * @example
  * ```ts
@@ -55,6 +57,19 @@ export interface FixtureSiteOptions {
   slowMs?: number;
   /** Serve HTTPS with this certificate chain and key (PEM). */
   tls?: { cert: string; key: string };
+  /** Extra routes by path: HTML as a string, or a full answer. */
+  pages?: Record<string, string | FixtureAnswer>;
+}
+
+/** One extra route's answer. */
+export interface FixtureAnswer {
+  body: string;
+  /** Default 200. */
+  status?: number;
+  /** Default `text/html; charset=utf-8`. */
+  contentType?: string;
+  /** E.g. `location` for a redirect. */
+  headers?: Record<string, string>;
 }
 
 /** A request the site received. */
@@ -157,6 +172,8 @@ export async function startFixtureSite(options: FixtureSiteOptions = {}): Promis
       userAgent: req.headers.get("user-agent"),
     });
     const path = url.pathname;
+    const extra = options.pages?.[path];
+    if (extra !== undefined) return extraPage(extra);
     if (path === "/robots.txt") return await robotsResponse(robots, () => stalls.wait(slowMs));
     if (path === "/robots-target.txt") return text(ROBOTS["disallow-private"], "text/plain");
     if (PAGES[path] !== undefined) return text(PAGES[path], HTML);
@@ -274,6 +291,16 @@ async function robotsResponse(
     default:
       return text(ROBOTS[variant], "text/plain");
   }
+}
+
+function extraPage(answer: string | FixtureAnswer): Response {
+  const { body, status = 200, contentType = HTML, headers = {} } = typeof answer === "string"
+    ? { body: answer }
+    : answer;
+  return new Response(status === 204 || status === 304 ? null : body, {
+    status,
+    headers: { "content-type": contentType, ...headers },
+  });
 }
 
 function text(body: string, contentType: string): Response {

@@ -11,11 +11,13 @@ import {
 } from "../../shared/admin/provisioning.ts";
 import { loadConfig } from "../../shared/config.ts";
 import type { AccountStatus, Plan } from "../../shared/contract/vocabulary.ts";
+import type { Advisory } from "../../shared/advisory/advisory.ts";
 import type { Db } from "../../shared/db/db.ts";
 import type { ServiceDeps, ServiceLimits } from "../../shared/handlers/deps.ts";
 import { createLogger } from "../../shared/log/logger.ts";
 import { createMemoryLimiter } from "../../shared/ratelimit/memory_limiter.ts";
 import type { RateLimiter } from "../../shared/ratelimit/rate_limiter.ts";
+import type { SafeFetcher } from "../../shared/scanner/safe_fetcher.ts";
 import { clearRulebookCache } from "../../shared/engine/rulebook_cache.ts";
 import { loadSeedRulebook } from "../../shared/engine/seed_rulebook.ts";
 import { serveLocal } from "../../scripts/server.ts";
@@ -51,6 +53,12 @@ export interface StartServiceOptions {
   now?: () => Date;
   /** Wraps the database the handlers see, e.g. to make one RPC fail. */
   wrapDb?: (db: Db) => Db;
+  /** runWebsiteAudit's fetcher (e.g. with an allow-list for a loopback site). */
+  scanFetcher?: SafeFetcher;
+  /** runWebsiteAudit's advisory. */
+  advisory?: Advisory;
+  /** Default `["*"]`. */
+  corsOrigins?: string[];
 }
 
 /** Starts the local server on a fresh database of `target`. */
@@ -71,10 +79,12 @@ export async function startService(
     db,
     limiter: options.limiter ?? createMemoryLimiter(),
     logger: createLogger({ level: "debug", write: (line) => logLines.push(line) }),
-    corsOrigins: ["*"],
+    corsOrigins: options.corsOrigins ?? ["*"],
     trustedProxyHops: 0,
     limits: options.limits,
     now: options.now,
+    scanFetcher: options.scanFetcher,
+    advisory: options.advisory,
   };
   const server = serveLocal(config, deps);
   return {

@@ -1,0 +1,154 @@
+/**
+ * Website-scan benchmark: a 1 MB page from a loopback site, scanned as
+ * runWebsiteAudit scans it (safe fetcher with robots.txt and the SSRF policy,
+ * the allow-list letting exactly this loopback IP:port through; the engine's
+ * HTML document model; every website rule of the seed rulebook; score and
+ * grade), against the raw fetch-and-read of the same page with `fetch` and
+ * `text()`, measured in the same run. It prints the medians, the scan's time
+ * beyond the raw fetch-and-read as a ratio to it, and the peak memory.
+ *
+ * Run: deno task bench-scan
+ * (network permission is loopback only: --allow-net=127.0.0.1)
+ *
+ * @module
+ */
+import { grade } from "../shared/contract/grade.ts";
+import { compileRulebook, loadSeedRulebook } from "../shared/engine/mod.ts";
+import { parseAllowedTargets } from "../shared/scanner/allowed_targets.ts";
+import { createSafeFetcher } from "../shared/scanner/safe_fetcher.ts";
+import { reportSite } from "../shared/scanner/site_report.ts";
+import { scanSite } from "../shared/scanner/site_scan.ts";
+
+const PAGE_BYTES = 1024 * 1024;
+const RUNS = 15;
+const WARMUP = 3;
+
+/** A realistic 1 MB shop page: navigation, product sections, a form, a chat widget. */
+function buildPage(): string {
+  const head =
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Maple &amp; Oak Furniture</title>
+<meta name="description" content="Handmade furniture from Vermont."></head><body>
+<header><nav><a href="/">Home</a> <a href="/shop">Shop</a> <a href="/about">About</a></nav></header><main>`;
+  const tail =
+    `<form action="/newsletter"><label>Email <input name="email" type="email"></label><button>Join</button></form>
+</main><footer><p>Questions? Our assistant Robin answers around the clock.</p></footer>
+<script async src="https://widget.intercom.io/widget/k2x9vq"></script></body></html>`;
+  const sections: string[] = [];
+  let size = head.length + tail.length;
+  for (let i = 0; size < PAGE_BYTES; i += 1) {
+    const section = `<section class="product"><h2>Oak chair no. ${i}</h2>
+<p>Solid white oak, hand-finished with natural oil. Seat height 18 inches; ships flat in 3 to 5 days. Every chair is inspected by the maker who built it, and the frame carries a lifetime warranty.</p>
+<p class="price">$${
+      240 + (i % 50)
+    }</p><a href="/shop/chair-${i}">Details</a> <img src="/img/chair-${i}.jpg" alt="Oak chair ${i}"></section>\n`;
+    sections.push(section);
+    size += section.length;
+  }
+  return (head + sections.join("") + tail).slice(0, PAGE_BYTES - tail.length) + tail;
+}
+
+function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Peak RSS and heap in use, sampled every few milliseconds and at each call of `mark`. */
+class MemoryPeak {
+  rss = 0;
+  heap = 0;
+  readonly #timer = setInterval(() => this.mark(), 2);
+  mark(): void {
+    const usage = Deno.memoryUsage();
+    this.rss = Math.max(this.rss, usage.rss);
+    this.heap = Math.max(this.heap, usage.heapUsed);
+  }
+  stop(): void {
+    clearInterval(this.#timer);
+    this.mark();
+  }
+}
+
+const page = buildPage();
+const pageBytes = new TextEncoder().encode(page);
+const listening = Promise.withResolvers<void>();
+const server = Deno.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  onListen: () => listening.resolve(),
+}, (req) => {
+  const path = new URL(req.url).pathname;
+  if (path === "/robots.txt") {
+    return new Response("User-agent: *\nAllow: /\n", { headers: { "content-type": "text/plain" } });
+  }
+  if (path === "/page.html") {
+    return new Response(pageBytes, { headers: { "content-type": "text/html; charset=utf-8" } });
+  }
+  return new Response("not found", { status: 404 });
+});
+await listening.promise;
+const url = `http://127.0.0.1:${server.addr.port}/page.html`;
+
+const compiled = compileRulebook(await loadSeedRulebook());
+const fetcher = createSafeFetcher({
+  allowedTargets: parseAllowedTargets([`127.0.0.1:${server.addr.port}`]),
+});
+
+async function rawFetchAndRead(): Promise<number> {
+  const response = await fetch(url);
+  return (await response.text()).length;
+}
+
+async function scan(peak?: MemoryPeak): Promise<number> {
+  using session = fetcher.startScan();
+  const site = await scanSite(session, url);
+  peak?.mark();
+  const report = reportSite(compiled, site.pages);
+  peak?.mark();
+  return grade(report.score, { critical: report.critical.length }).length;
+}
+
+let sink = 0;
+for (let i = 0; i < WARMUP; i += 1) {
+  sink += await rawFetchAndRead();
+  sink += await scan();
+}
+
+const before = Deno.memoryUsage();
+const raw: number[] = [];
+const scanned: number[] = [];
+const peak = new MemoryPeak();
+// Interleaved, so that both see the same machine state.
+for (let i = 0; i < RUNS; i += 1) {
+  let start = performance.now();
+  sink += await rawFetchAndRead();
+  raw.push(performance.now() - start);
+  start = performance.now();
+  sink += await scan(peak);
+  scanned.push(performance.now() - start);
+}
+peak.stop();
+await server.shutdown();
+
+const rawMs = median(raw);
+const scanMs = median(scanned);
+const beyond = scanMs - rawMs;
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+console.log(
+  `Website scan of a ${
+    (pageBytes.byteLength / 1024).toFixed(0)
+  } KiB page from a loopback site, seed rulebook v${compiled.version}, ${RUNS} runs (medians)`,
+);
+console.log(`  raw fetch-and-read (fetch + text)      ${rawMs.toFixed(2)} ms`);
+console.log(`  scan (safe fetch, robots, read, rules) ${scanMs.toFixed(2)} ms`);
+console.log(
+  `  scan beyond fetch-and-read            ${beyond.toFixed(2)} ms = ${
+    (beyond / rawMs).toFixed(1)
+  } x the fetch-and-read`,
+);
+console.log(
+  `  peak memory during the runs: RSS ${mib(peak.rss)} MiB (${
+    mib(before.rss)
+  } MiB before), heap used ${mib(peak.heap)} MiB (${mib(before.heapUsed)} MiB before)`,
+);
+if (sink === 0) console.log("");
