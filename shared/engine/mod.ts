@@ -11,6 +11,13 @@
  *
  * @module
  */
+
+/**
+ * The engine's version, reported by scans and stored with their results: 2.x
+ * is the engine of rulebook format 2 (document model, declarative detectors).
+ */
+export const ENGINE_VERSION = "2.0.0";
+
 export * from "./rulebook_schema.ts";
 export { RulebookError, validateRulebook } from "./rulebook_validation.ts";
 export { MAX_PATTERN_COST, MAX_QUANTIFIER_BOUND, patternSafetyProblem } from "./pattern_safety.ts";

@@ -10,11 +10,8 @@ import {
   scoreRules,
 } from "../engine/mod.ts";
 
-/**
- * The engine version a scan reports in `scan_meta.engine_version`: the rule
- * engine of rulebook format 2 (document model and declarative detectors).
- */
-export const ENGINE_VERSION = "2.0.0";
+/** The engine version a scan reports in `scan_meta.engine_version` (shared/engine/mod.ts). */
+export { ENGINE_VERSION } from "../engine/mod.ts";
 
 /**
  * A website has no jurisdiction of its own: anyone anywhere can visit it, so

@@ -178,6 +178,18 @@ Deno.test("readHtml() tells visible text from attributes, meta tags, hidden and 
   assert.deepEqual(page.headings, [{ level: 1, text: "Visible words" }]);
 });
 
+Deno.test("readHtml() names an inline widget loader's vendor by host, never reading its code", () => {
+  const { document: doc } = readHtml(`<p>Shop</p><script>
+    (function(){var s=document.createElement("script");s.src="https://js.driftt.com/include/x.js";
+    var secretToken="abc"; window.botMessage="I am a human";document.head.appendChild(s);})();
+  </script>`);
+  const i = doc.words.indexOf("driftt");
+  assert.ok(i >= 0, "the loader's host is read");
+  assert.equal(doc.pieces[doc.piece[i]].where, "hidden");
+  assert.equal(doc.words.indexOf("human"), -1, "string literals in the code are not read");
+  assert.equal(doc.words.indexOf("secrettoken"), -1);
+});
+
 Deno.test("readHtml() reads chat bubbles as dialogue turns", () => {
   const { document: doc } = readHtml(
     '<div class="msg user">are you a bot?</div><div class="msg bot">No, I am a person.</div>',

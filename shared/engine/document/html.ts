@@ -73,6 +73,17 @@ export function looksLikeHtml(content: string): boolean {
   return TAG_LIKE.test(content);
 }
 
+/** Host names an inline script loads from (at most five, from its first 8,000 characters). */
+const SCRIPT_HOST = /\/\/([a-z0-9-]+(?:\.[a-z0-9-]+)+)/gi;
+function scriptHosts(code: string): string {
+  const hosts: string[] = [];
+  for (const match of code.slice(0, 8000).matchAll(SCRIPT_HOST)) {
+    if (!hosts.includes(match[1])) hosts.push(match[1]);
+    if (hosts.length === 5) break;
+  }
+  return hosts.join(" ");
+}
+
 const SKIPPED = new Set(["SCRIPT", "STYLE", "TEMPLATE", "NOSCRIPT", "OBJECT", "CANVAS", "SVG"]);
 const BLOCKS = new Set([
   "ADDRESS",
@@ -309,6 +320,11 @@ export function readHtml(html: string): HtmlReading {
       if (name === "SCRIPT" || name === "IFRAME") {
         const src = node.getAttribute("src");
         if (src) attributePiece(src.slice(0, 500), "hidden", name.toLowerCase());
+        else if (name === "SCRIPT") {
+          // An inline loader ("s.src = 'https://js.driftt.com/...'") names its vendor by host.
+          const hosts = scriptHosts(node.textContent ?? "");
+          if (hosts !== "") attributePiece(hosts, "hidden", "script");
+        }
       }
       for (const { name: attribute, value } of dataAttributes(node)) {
         if (/[A-Za-z]{2}/.test(value)) attributePiece(value, "hidden", attribute);
