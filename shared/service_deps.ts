@@ -43,5 +43,10 @@ export function serviceDeps(config: Config, db: Db, options: ServiceDepsOptions)
     logger,
     corsOrigins: config.CORS_ALLOWED_ORIGINS,
     trustedProxyHops: config.TRUSTED_PROXY_HOPS,
+    webhookShared: config.WEBHOOK_SHARED_SECRET === undefined ? undefined : {
+      secret: config.WEBHOOK_SHARED_SECRET,
+      accountId: config.WEBHOOK_SHARED_ACCOUNT_ID!,
+      integrationName: config.WEBHOOK_SHARED_INTEGRATION!,
+    },
   };
 }

@@ -1,3 +1,5 @@
+import type { SharedWebhookSecret } from "../auth/webhook_credential.ts";
+import { MAX_TRANSCRIPT_BODY_BYTES } from "../contract/webhook_ingest.ts";
 import type { Db } from "../db/db.ts";
 import type { Logger } from "../log/logger.ts";
 import type { RateLimiter } from "../ratelimit/rate_limiter.ts";
@@ -14,6 +16,14 @@ export interface ServiceLimits {
   accountBodyBytes: number;
   /** How many activity records get_logs returns, newest first. */
   logsReturned: number;
+  /** webhookIngest requests per minute per account and integration. */
+  webhookPerMinute: number;
+  /** Largest webhookIngest body in bytes. */
+  webhookBodyBytes: number;
+  /** How long a duplicate delivery waits for the first one's result before it answers 503. */
+  webhookDuplicateWaitMs: number;
+  /** The lease of a delivery's claim: after it, a retry takes over from a holder that died. */
+  webhookClaimLeaseSeconds: number;
 }
 
 /** The contract's values; tests may lower or raise one to reach a boundary. */
@@ -23,6 +33,10 @@ export const DEFAULT_LIMITS: ServiceLimits = {
   auditBodyBytes: 256 * 1024,
   accountBodyBytes: 16 * 1024,
   logsReturned: 100,
+  webhookPerMinute: 60,
+  webhookBodyBytes: MAX_TRANSCRIPT_BODY_BYTES,
+  webhookDuplicateWaitMs: 10_000,
+  webhookClaimLeaseSeconds: 30,
 };
 
 /** What the operations are built from: the ports and the settings of config.ts. */
@@ -33,6 +47,8 @@ export interface ServiceDeps {
   corsOrigins: readonly string[];
   trustedProxyHops: number;
   limits?: Partial<ServiceLimits>;
+  /** The deployment's shared webhook secret; undefined closes that path. */
+  webhookShared?: SharedWebhookSecret;
   /** The clock; tests move it. */
   now?: () => Date;
 }
