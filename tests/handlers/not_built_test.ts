@@ -1,19 +1,20 @@
-/** The two operations not built yet: 501 in their own envelopes, logged at info only. */
+/** Operations not built yet: 501 in their own envelopes, logged at info only. */
 import assert from "node:assert/strict";
 import { WebhookErrorEnvelope } from "../../shared/contract/webhook_ingest.ts";
 import { WebsiteAuditErrorEnvelope } from "../../shared/contract/website_audit.ts";
 import { runWebsiteAudit } from "../../shared/handlers/run_website_audit.ts";
-import { webhookIngest } from "../../shared/handlers/webhook_ingest.ts";
+import { notBuilt } from "../../shared/handlers/not_built.ts";
+import { WEBHOOK_INGEST_ENDPOINT, webhookIngest } from "../../shared/handlers/webhook_ingest.ts";
 import { fakeDeps, jsonRequest } from "../support/fake_deps.ts";
 
-Deno.test("runWebsiteAudit() and webhookIngest() answer 501 in their envelopes, logged at info, not error", async () => {
+Deno.test("notBuilt() answers 501 in the operation's envelope (runWebsiteAudit's, webhookIngest's), logged at info, not error", async () => {
   const deps = fakeDeps();
   const scan = await runWebsiteAudit(deps)(
     jsonRequest("runWebsiteAudit", { target_url: "https://example.test/" }),
   );
   assert.equal(scan.status, 501);
   WebsiteAuditErrorEnvelope.parse(await scan.json());
-  const hook = await webhookIngest(deps)(
+  const hook = await notBuilt(WEBHOOK_INGEST_ENDPOINT, deps)(
     jsonRequest("webhookIngest", { source: "x", messages: [] }, { "x-webhook-secret": "s3cret" }),
   );
   assert.equal(hook.status, 501);
