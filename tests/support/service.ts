@@ -9,6 +9,7 @@ import {
   importRulebook,
   issueApiKey,
 } from "../../shared/admin/provisioning.ts";
+import type { SharedWebhookSecret } from "../../shared/auth/webhook_credential.ts";
 import { loadConfig } from "../../shared/config.ts";
 import type { AccountStatus, Plan } from "../../shared/contract/vocabulary.ts";
 import type { Db } from "../../shared/db/db.ts";
@@ -51,6 +52,8 @@ export interface StartServiceOptions {
   now?: () => Date;
   /** Wraps the database the handlers see, e.g. to make one RPC fail. */
   wrapDb?: (db: Db) => Db;
+  /** Opens webhookIngest's shared-secret path. */
+  webhookShared?: SharedWebhookSecret;
 }
 
 /** Starts the local server on a fresh database of `target`. */
@@ -75,6 +78,7 @@ export async function startService(
     trustedProxyHops: 0,
     limits: options.limits,
     now: options.now,
+    webhookShared: options.webhookShared,
   };
   const server = serveLocal(config, deps);
   return {
