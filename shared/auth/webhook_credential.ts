@@ -14,7 +14,7 @@ import {
   webhookSharedCaller,
 } from "../db/webhook_integrations.ts";
 import { isAccountInGoodStanding } from "./account.ts";
-import { sha256Hex } from "./api_key.ts";
+import { generatePrefixedSecret, sha256Hex } from "./api_key.ts";
 
 /** Every webhook credential starts with this fixed prefix (API keys start with `cas_live_`). */
 export const WEBHOOK_CREDENTIAL_PREFIX = "cas_whk_";
@@ -30,13 +30,11 @@ export interface IssuedWebhookCredential {
 
 /** Creates a random webhook credential: the fixed prefix and 32 random bytes, base64url. */
 export async function generateWebhookCredential(): Promise<IssuedWebhookCredential> {
-  const credential = WEBHOOK_CREDENTIAL_PREFIX +
-    Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-  return {
-    credential,
-    digest: await sha256Hex(credential),
-    displayPrefix: credential.slice(0, WEBHOOK_CREDENTIAL_DISPLAY_LENGTH),
-  };
+  const { value, ...stored } = await generatePrefixedSecret(
+    WEBHOOK_CREDENTIAL_PREFIX,
+    WEBHOOK_CREDENTIAL_DISPLAY_LENGTH,
+  );
+  return { credential: value, ...stored };
 }
 
 /** The deployment-issued shared secret and what it is bound to (contract 5.6). */

@@ -1,20 +1,15 @@
 /** Typed RPCs of transcript scans (migration 20261123000104). */
 import { z } from "zod";
-import { GRADES } from "../contract/grade.ts";
 import type { Industry, Jurisdiction } from "../contract/vocabulary.ts";
+import { TranscriptResponse } from "../contract/webhook_ingest.ts";
 import { rpcFunction } from "./rpc_function.ts";
 
-/** What a stored scan answers (contract 2.6 less success, processing_ms and scan_meta). */
-export const StoredScan = z.object({
-  scan_result_id: z.uuid(),
-  channel_origin: z.string(),
-  external_conversation_id: z.string().optional(),
-  grade: z.enum(GRADES),
-  score: z.number().min(0).max(100),
-  critical_violations: z.number().int().min(0),
-  warnings: z.number().int().min(0),
-  passed_checks: z.number().int().min(0),
-});
+/** What a stored scan answers: contract 2.6's fields less success, processing_ms and scan_meta. */
+export const StoredScan = TranscriptResponse.omit({
+  success: true,
+  processing_ms: true,
+  scan_meta: true,
+}).extend({ scan_result_id: z.uuid() });
 export type StoredScan = z.infer<typeof StoredScan>;
 
 /** Who processes a delivery: a scan exists, this request holds the claim, or another does. */
