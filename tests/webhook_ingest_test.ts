@@ -284,7 +284,9 @@ for (const target of dbTargets()) {
       const text = await response.text();
       const envelope = WebhookErrorEnvelope.parse(JSON.parse(text));
       assert.equal(typeof envelope.processing_ms, "number");
-      assert.equal(text.includes(credential) || text.includes(accountId), false);
+      for (const detail of [credential, accountId, "support chat"]) {
+        assert.equal(text.includes(detail), false, `${detail} in ${text}`);
+      }
     }
     // 1 MiB is the cap, enforced while the body streams in.
     const oversized = await ingest(service, {
