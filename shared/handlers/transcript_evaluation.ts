@@ -10,6 +10,7 @@ import { grade, type Graded } from "../contract/grade.ts";
 import type { Industry, Jurisdiction } from "../contract/vocabulary.ts";
 import type { TranscriptMessage } from "../contract/webhook_ingest.ts";
 import type { CompiledRulebook } from "../engine/compiler.ts";
+import { readMessages } from "../engine/document/read.ts";
 import { evaluate, type Finding } from "../engine/evaluator.ts";
 import { compareFindings } from "../engine/scoring.ts";
 
@@ -49,9 +50,11 @@ export function evaluateTranscript(
 ): TranscriptEvaluation {
   const findings = new Map<string, Finding>();
   const passed = new Set<string>();
+  // The dialogue is read once (turns, speakers, times) and judged under each jurisdiction.
+  const document = readMessages(messages);
   for (const jurisdiction of settings.jurisdictions) {
     const result = evaluate(compiled, {
-      messages,
+      document,
       jurisdiction,
       ...(settings.industry === null ? {} : { industry: settings.industry }),
       surface: "transcript",
