@@ -7,13 +7,27 @@ import { z } from "zod";
 import {
   activateRulebook,
   createAccount,
+  createIntegration,
   importRulebook,
   issueApiKey,
   revokeApiKey,
+  revokeIntegrationCredential,
+  rotateIntegrationCredential,
   updateAccount,
 } from "../shared/admin/provisioning.ts";
-import type { Config } from "../shared/config.ts";
-import { ACCOUNT_STATUSES, PLANS } from "../shared/contract/vocabulary.ts";
+import { type Config, DEFAULT_TRANSCRIPT_RETENTION_DAYS } from "../shared/config.ts";
+import {
+  ACCOUNT_STATUSES,
+  INDUSTRIES,
+  JURISDICTIONS,
+  PLANS,
+} from "../shared/contract/vocabulary.ts";
+import { transcriptPurge, transcriptScanList } from "../shared/db/transcripts.ts";
+import {
+  type IntegrationRecord,
+  webhookIntegrationList,
+  webhookIntegrationUpdate,
+} from "../shared/db/webhook_integrations.ts";
 import { accountGet, accountList, apiKeyList } from "../shared/db/accounts.ts";
 import { type Db, DbError } from "../shared/db/db.ts";
 import { rulebookList } from "../shared/db/rulebooks.ts";
@@ -39,6 +53,24 @@ API keys
   key issue <account_id>        prints the new key once; only its digest is stored
   key revoke <key_prefix>       e.g. cas_live_AbCd
   key list <account_id>
+Webhook integrations (webhookIngest)
+  integration create <account_id> --name <label> --provider <provider>
+                 [--jurisdictions <ALL | CA,NY,...>] [--industry <industry>]
+                                prints the integration's credential once; defaults: ALL, no industry
+  integration list [<account_id>]
+                                credentials by display prefix only
+  integration update <integration_id> [--provider <provider>] [--jurisdictions <list>]
+                 [--industry <industry> | --clear-industry]
+  integration rotate <integration_id>
+                                a new credential, shown once; the old one stops at once
+  integration revoke <integration_id>
+                                the credential stops at once; rotate issues a new one
+Transcripts
+  transcript list <integration_id> [--limit <n>]
+                                newest stored scans: attribution and grade, never the text
+  transcript purge [--retention-days <days>]
+                                delete scans older than the retention period
+                                (default TRANSCRIPT_RETENTION_DAYS, ${DEFAULT_TRANSCRIPT_RETENTION_DAYS} unless set)
 Rulebooks
   rulebook import <file.json> [--activate]
   rulebook activate <version>
@@ -47,6 +79,7 @@ Database
   migrate                       apply supabase/migrations to DATABASE_URL or DATA_DIR
 
 Statuses: ${ACCOUNT_STATUSES.join(", ")}
+Jurisdictions: ${JURISDICTIONS.join(", ")}; industries: ${INDUSTRIES.join(", ")}
 Options: --json prints JSON for scripts; --help prints this text.
 The database is DATA_DIR (embedded, default .data/pglite) unless DATABASE_URL is set;
 while the local server runs on DATA_DIR, commands go through its database socket.
@@ -60,6 +93,23 @@ const Status = z.enum(ACCOUNT_STATUSES);
 const Uuid = z.uuid({ message: "must be an account id (UUID)" });
 const Version = z.coerce.number().int().min(1);
 const Price = z.coerce.number().min(0).max(1_000_000);
+const Industry = z.enum(INDUSTRIES);
+const Provider = z.string().regex(
+  /^[a-z0-9][a-z0-9._-]{0,39}$/,
+  "must be a lowercase name such as intercom, zendesk or zapier",
+);
+const IntegrationName = z.string().trim().min(1).max(100);
+/** `ALL`, or comma-separated states: `CA,NY`. */
+const JurisdictionList = z.string().transform((value) =>
+  value.split(",").map((part) => part.trim().toUpperCase()).filter((part) => part !== "")
+).pipe(
+  z.array(z.enum(JURISDICTIONS)).min(1).refine(
+    (list) => list.length === 1 || !list.includes("ALL"),
+    "ALL stands alone",
+  ).transform((list) => [...new Set(list)]),
+);
+const Count = z.coerce.number().int().min(1).max(1000);
+const RetentionDays = z.coerce.number().int().min(1).max(36500);
 
 /** Where the CLI writes. */
 export interface AdminIo {
@@ -91,6 +141,13 @@ export async function runAdmin(
         "clear-trial-end": { type: "boolean" },
         price: { type: "string" },
         activate: { type: "boolean" },
+        name: { type: "string" },
+        provider: { type: "string" },
+        jurisdictions: { type: "string" },
+        industry: { type: "string" },
+        "clear-industry": { type: "boolean" },
+        limit: { type: "string" },
+        "retention-days": { type: "string" },
       },
     });
   } catch (error) {
@@ -107,7 +164,9 @@ export async function runAdmin(
 
   let command: (db: Db) => Promise<void>;
   try {
-    command = plan(positionals, values, print);
+    command = plan(positionals, values, print, {
+      retentionDays: options.config?.TRANSCRIPT_RETENTION_DAYS ?? DEFAULT_TRANSCRIPT_RETENTION_DAYS,
+    });
   } catch (error) {
     io.err(`${describe(error)}\n\nRun with --help for usage.`);
     return 2;
@@ -134,6 +193,13 @@ type Values = {
   "clear-trial-end"?: boolean;
   price?: string;
   activate?: boolean;
+  name?: string;
+  provider?: string;
+  jurisdictions?: string;
+  industry?: string;
+  "clear-industry"?: boolean;
+  limit?: string;
+  "retention-days"?: string;
 };
 
 /** Checks the command line and returns the work it asks for. */
@@ -141,6 +207,7 @@ function plan(
   positionals: string[],
   values: Values,
   print: (human: string, data: unknown) => void,
+  defaults: { retentionDays: number },
 ): (db: Db) => Promise<void> {
   const [group, verb, arg, ...rest] = positionals;
   const expectArgs = (count: number) => {
@@ -269,6 +336,142 @@ function plan(
         );
       };
     }
+    case "integration create": {
+      expectArgs(1);
+      const input = {
+        accountId: field(Uuid, arg, "account_id"),
+        name: field(IntegrationName, values.name, "--name"),
+        provider: field(Provider, values.provider, "--provider"),
+        jurisdictions: values.jurisdictions === undefined
+          ? undefined
+          : field(JurisdictionList, values.jurisdictions, "--jurisdictions"),
+        industry: values.industry === undefined
+          ? null
+          : field(Industry, values.industry, "--industry"),
+      };
+      return async (db) => {
+        const { integration, credential } = await createIntegration(db, input);
+        print(
+          `Created integration ${integration.integration_id} (${
+            describeIntegration(integration)
+          }).\n` +
+            `Its credential, shown once: send it in the x-webhook-secret header.\n\n  ${credential}\n`,
+          { ...integration, credential },
+        );
+      };
+    }
+    case "integration list": {
+      if (positionals.length > 3) throw new UsageError("integration list takes at most 1 argument");
+      const accountId = arg === undefined ? null : field(Uuid, arg, "account_id");
+      return async (db) => {
+        const integrations = await webhookIntegrationList(db, accountId);
+        print(
+          integrations.length === 0
+            ? "No integrations"
+            : integrations.map((i) =>
+              `${i.integration_id}  account ${i.account_id}  ${
+                describeIntegration(i)
+              }  created ${i.created_at}`
+            ).join("\n"),
+          integrations,
+        );
+      };
+    }
+    case "integration update": {
+      expectArgs(1);
+      const id = field(Uuid, arg, "integration_id");
+      if (values.industry !== undefined && values["clear-industry"]) {
+        throw new UsageError("--industry and --clear-industry exclude each other");
+      }
+      const changes = {
+        provider: values.provider === undefined
+          ? undefined
+          : field(Provider, values.provider, "--provider"),
+        jurisdictions: values.jurisdictions === undefined
+          ? undefined
+          : field(JurisdictionList, values.jurisdictions, "--jurisdictions"),
+        industry: values["clear-industry"]
+          ? null
+          : values.industry === undefined
+          ? undefined
+          : field(Industry, values.industry, "--industry"),
+      };
+      if (Object.values(changes).every((value) => value === undefined)) {
+        throw new UsageError(
+          "integration update needs --provider, --jurisdictions, --industry or --clear-industry",
+        );
+      }
+      return async (db) => {
+        const integration = await webhookIntegrationUpdate(db, { integrationId: id, ...changes });
+        print(
+          `Updated integration ${integration.integration_id} (${describeIntegration(integration)})`,
+          integration,
+        );
+      };
+    }
+    case "integration rotate": {
+      expectArgs(1);
+      const id = field(Uuid, arg, "integration_id");
+      return async (db) => {
+        const rotated = await rotateIntegrationCredential(db, id);
+        print(
+          `New credential for integration ${id}, shown once (${
+            rotated.previous_prefix === null
+              ? "it had no active credential"
+              : `${rotated.previous_prefix}… stopped working now`
+          }):\n\n  ${rotated.credential}\n`,
+          rotated,
+        );
+      };
+    }
+    case "integration revoke": {
+      expectArgs(1);
+      const id = field(Uuid, arg, "integration_id");
+      return async (db) => {
+        const revoked = await revokeIntegrationCredential(db, id);
+        if (revoked === 0) throw new Error("The integration has no active credential");
+        print(
+          `Revoked the credential of integration ${id}; issue a new one with: integration rotate ${id}`,
+          { integration_id: id, revoked },
+        );
+      };
+    }
+    case "transcript list": {
+      expectArgs(1);
+      const id = field(Uuid, arg, "integration_id");
+      const limit = values.limit === undefined ? 20 : field(Count, values.limit, "--limit");
+      return async (db) => {
+        const scans = await transcriptScanList(db, { integrationId: id, limit });
+        print(
+          scans.length === 0
+            ? "No stored transcripts"
+            : scans.map((s) =>
+              `${s.scan_result_id}  ${s.created_at}  via ${
+                s.auth_path === "credential" ? "credential" : "shared secret"
+              }  account ${s.account_id}  ${s.channel_origin}` +
+              `${
+                s.external_conversation_id ? ` #${s.external_conversation_id}` : ""
+              }  grade ${s.grade} (${s.score})`
+            ).join("\n"),
+          scans,
+        );
+      };
+    }
+    case "transcript purge": {
+      expectArgs(0);
+      const days = values["retention-days"] === undefined
+        ? defaults.retentionDays
+        : field(RetentionDays, values["retention-days"], "--retention-days");
+      return async (db) => {
+        const result = await transcriptPurge(db, days);
+        print(
+          `Purged ${result.purged} stored transcript${
+            result.purged === 1 ? "" : "s"
+          } older than ${days} days (created before ${result.cutoff})`,
+          { ...result, retention_days: days },
+        );
+      };
+    }
     case "rulebook import": {
       expectArgs(1);
       const file = arg;
@@ -328,6 +531,13 @@ function plan(
     default:
       throw new UsageError(`Unknown command: ${positionals.slice(0, 2).join(" ")}`);
   }
+}
+
+/** An integration in one line: name, provider, settings and credential by display prefix. */
+function describeIntegration(i: IntegrationRecord): string {
+  return `${i.name}  provider ${i.provider}  ${i.jurisdictions.join(",")}  ${
+    i.industry ?? "all industries"
+  }  credential ${i.credential === null ? "none" : `${i.credential.prefix}…`}`;
 }
 
 function describe(error: unknown): string {

@@ -9,6 +9,8 @@ const commaList = (fallback: string) =>
   z.string().trim().default(fallback).transform((value) =>
     value.split(",").map((part) => part.trim()).filter((part) => part !== "")
   );
+/** Days a stored transcript is kept before `admin transcript purge` deletes it, by default. */
+export const DEFAULT_TRANSCRIPT_RETENTION_DAYS = 365;
 
 const urlWith = (protocols: readonly string[]) =>
   z.string().trim().refine((value) => {
@@ -51,14 +53,30 @@ export const EnvSchema = z.object({
     ).min(1, "must name at least one port"),
   ),
   CORS_ALLOWED_ORIGINS: commaList("*"),
-  WEBHOOK_SHARED_SECRET: optionalText,
+  WEBHOOK_SHARED_SECRET: z.string().trim().min(16, "must be at least 16 characters").optional(),
   WEBHOOK_SHARED_ACCOUNT_ID: z.uuid().optional(),
-  WEBHOOK_SHARED_INTEGRATION: optionalText,
+  WEBHOOK_SHARED_INTEGRATION: z.string().trim().min(1).max(100).optional(),
+  TRANSCRIPT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(
+    DEFAULT_TRANSCRIPT_RETENTION_DAYS,
+  ),
   ADVISORY_LLM_URL: urlWith(["http:", "https:"]).optional(),
   ADVISORY_LLM_API_KEY: optionalText,
   ADVISORY_LLM_MODEL: optionalText,
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
 }).superRefine((env, ctx) => {
+  // The shared-secret path is open only with all three; unsetting the secret
+  // alone closes it (the last step of the rollout), whatever else is set.
+  if (env.WEBHOOK_SHARED_SECRET !== undefined) {
+    for (const name of ["WEBHOOK_SHARED_ACCOUNT_ID", "WEBHOOK_SHARED_INTEGRATION"] as const) {
+      if (env[name] === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [name],
+          message: "is required when WEBHOOK_SHARED_SECRET is set",
+        });
+      }
+    }
+  }
   if ((env.UPSTASH_REDIS_REST_URL === undefined) !== (env.UPSTASH_REDIS_REST_TOKEN === undefined)) {
     ctx.addIssue({
       code: "custom",

@@ -57,5 +57,10 @@ export function serviceDeps(config: Config, db: Db, options: ServiceDepsOptions)
         logger,
       }),
     }),
+    webhookShared: config.WEBHOOK_SHARED_SECRET === undefined ? undefined : {
+      secret: config.WEBHOOK_SHARED_SECRET,
+      accountId: config.WEBHOOK_SHARED_ACCOUNT_ID!,
+      integrationName: config.WEBHOOK_SHARED_INTEGRATION!,
+    },
   };
 }

@@ -2,18 +2,11 @@
 import assert from "node:assert/strict";
 import { runAdmin } from "../scripts/admin.ts";
 import { accountForApiKey } from "../shared/auth/account.ts";
+import { cli as runCli } from "./support/admin_cli.ts";
 import { dbTargets, type TestDatabase } from "./support/db.ts";
 
-async function cli(database: TestDatabase, ...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runAdmin(argv, {
-    io: { out: (text) => out.push(text), err: (text) => err.push(text) },
-    // The CLI closes what it opens; the test keeps its database.
-    openDatabase: () =>
-      Promise.resolve({ rpc: database.db.rpc.bind(database.db), close: () => Promise.resolve() }),
-  });
-  return { code, out: out.join("\n"), err: err.join("\n") };
+function cli(database: TestDatabase, ...argv: string[]) {
+  return runCli(database, argv);
 }
 
 for (const target of dbTargets()) {

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { ConfigError, EnvSchema, loadConfig } from "../shared/config.ts";
+import { createLogger } from "../shared/log/logger.ts";
+import { serviceDeps } from "../shared/service_deps.ts";
+import { fakeDb } from "./support/fake_deps.ts";
 
 Deno.test("loadConfig() defaults to the embedded database on port 54321", () => {
   const config = loadConfig({});
@@ -63,6 +66,8 @@ Deno.test("loadConfig() refuses malformed values, naming the variable and never 
     { ADVISORY_LLM_API_KEY: "sk-secret-advisory-key" },
     { LOG_LEVEL: "loud" },
     { WEBHOOK_SHARED_ACCOUNT_ID: "acct" },
+    { WEBHOOK_SHARED_SECRET: "too-short" },
+    { TRANSCRIPT_RETENTION_DAYS: "0" },
   ];
   for (const env of cases) {
     const [name, value] = Object.entries(env)[0];
@@ -120,4 +125,44 @@ Deno.test("every configuration variable is documented in the README", async () =
   );
   assert.ok(names.length >= 20);
   for (const name of names) assert.ok(readme.includes(`\`${name}\``), `README lacks ${name}`);
+});
+
+Deno.test("loadConfig() opens the shared-secret path only with its account and integration, and the secret closes it", () => {
+  const secret = "a-deployment-issued-secret-0001";
+  const account = "3f0c8c5e-8f4e-4e5b-9a51-0d7f8f1b2c3d";
+  const depsOf = (env: Record<string, string>) =>
+    serviceDeps(loadConfig(env), fakeDb(), {
+      runtime: "function",
+      logger: createLogger({ write: () => {} }),
+    });
+  for (const missing of ["WEBHOOK_SHARED_ACCOUNT_ID", "WEBHOOK_SHARED_INTEGRATION"]) {
+    const env: Record<string, string> = {
+      WEBHOOK_SHARED_SECRET: secret,
+      WEBHOOK_SHARED_ACCOUNT_ID: account,
+      WEBHOOK_SHARED_INTEGRATION: "legacy",
+    };
+    delete env[missing];
+    assert.throws(() => loadConfig(env), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, new RegExp(missing));
+      assert.equal(error.message.includes(secret), false);
+      return true;
+    });
+  }
+  assert.deepEqual(
+    depsOf({
+      WEBHOOK_SHARED_SECRET: ` ${secret} `,
+      WEBHOOK_SHARED_ACCOUNT_ID: account,
+      WEBHOOK_SHARED_INTEGRATION: "legacy",
+    }).webhookShared,
+    { secret, accountId: account, integrationName: "legacy" },
+  );
+  // Unsetting the secret alone retires the path, whatever else is still set.
+  assert.equal(
+    depsOf({ WEBHOOK_SHARED_ACCOUNT_ID: account, WEBHOOK_SHARED_INTEGRATION: "legacy" })
+      .webhookShared,
+    undefined,
+  );
+  assert.equal(loadConfig({}).TRANSCRIPT_RETENTION_DAYS, 365);
+  assert.equal(loadConfig({ TRANSCRIPT_RETENTION_DAYS: "90" }).TRANSCRIPT_RETENTION_DAYS, 90);
 });

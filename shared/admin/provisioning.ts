@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { generateApiKey } from "../auth/api_key.ts";
+import { generateWebhookCredential } from "../auth/webhook_credential.ts";
 import {
   type AccountChanges,
   accountCreate,
@@ -11,6 +12,13 @@ import {
 } from "../db/accounts.ts";
 import type { Db } from "../db/db.ts";
 import { rulebookActivate, rulebookImport } from "../db/rulebooks.ts";
+import {
+  type IntegrationRecord,
+  type NewIntegration,
+  webhookCredentialRevoke,
+  webhookCredentialRotate,
+  webhookIntegrationCreate,
+} from "../db/webhook_integrations.ts";
 import type { Rulebook } from "../engine/rulebook_schema.ts";
 import { validateRulebook } from "../engine/rulebook_validation.ts";
 
@@ -62,6 +70,56 @@ export async function issueApiKey(db: Db, accountId: string): Promise<IssuedKey>
 /** Revokes the keys with a display prefix; returns how many were revoked. */
 export async function revokeApiKey(db: Db, keyPrefix: string): Promise<number> {
   return (await apiKeyRevoke(db, keyPrefix)).revoked;
+}
+
+/** A webhook integration just created: the plaintext credential is in `credential` and nowhere else. */
+export interface IssuedIntegration {
+  integration: IntegrationRecord;
+  credential: string;
+}
+
+/**
+ * Creates a webhook integration of an account with its first credential;
+ * only the credential's digest and display prefix are stored.
+ */
+export async function createIntegration(
+  db: Db,
+  input: Omit<NewIntegration, "credentialDigest" | "credentialPrefix">,
+): Promise<IssuedIntegration> {
+  const credential = await generateWebhookCredential();
+  const integration = await webhookIntegrationCreate(db, {
+    ...input,
+    credentialDigest: credential.digest,
+    credentialPrefix: credential.displayPrefix,
+  });
+  return { integration, credential: credential.credential };
+}
+
+/** A credential just rotated in: shown once; the previous one stopped at once. */
+export interface RotatedCredential {
+  integration_id: string;
+  credential: string;
+  credential_prefix: string;
+  previous_prefix: string | null;
+}
+
+/** Gives an integration a new credential; its previous one stops at once. */
+export async function rotateIntegrationCredential(
+  db: Db,
+  integrationId: string,
+): Promise<RotatedCredential> {
+  const credential = await generateWebhookCredential();
+  const rotated = await webhookCredentialRotate(db, {
+    integrationId,
+    credentialDigest: credential.digest,
+    credentialPrefix: credential.displayPrefix,
+  });
+  return { ...rotated, credential: credential.credential };
+}
+
+/** Revokes an integration's credential; returns how many were revoked (0 or 1). */
+export async function revokeIntegrationCredential(db: Db, integrationId: string): Promise<number> {
+  return (await webhookCredentialRevoke(db, integrationId)).revoked;
 }
 
 /**

@@ -19,10 +19,14 @@ export async function accountForApiKey(
 }
 
 /**
- * Whether the account may use the API-key operations: status active, or
- * trialing with a trial end that has not passed.
+ * Whether the account may use the service (the API-key operations, and
+ * webhookIngest for its integrations): status active, or trialing with a
+ * trial end that has not passed.
  */
-export function isAccountInGoodStanding(account: Account, now: Date): boolean {
+export function isAccountInGoodStanding(
+  account: Pick<Account, "status" | "trial_end">,
+  now: Date,
+): boolean {
   if (account.status === "active") return true;
   if (account.status !== "trialing") return false;
   return account.trial_end === null || Date.parse(account.trial_end) > now.getTime();

@@ -14,11 +14,31 @@ export interface IssuedApiKey {
   displayPrefix: string;
 }
 
+/** A new random secret: its plaintext, SHA-256 digest and display prefix. */
+export interface PrefixedSecret {
+  value: string;
+  digest: string;
+  displayPrefix: string;
+}
+
+/**
+ * Creates a random secret: a fixed prefix and 32 random bytes, base64url (43
+ * characters). Only the digest and the first `displayLength` characters are
+ * ever stored. API keys and webhook credentials are made this way.
+ */
+export async function generatePrefixedSecret(
+  prefix: string,
+  displayLength: number,
+): Promise<PrefixedSecret> {
+  const value = prefix +
+    Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+  return { value, digest: await sha256Hex(value), displayPrefix: value.slice(0, displayLength) };
+}
+
 /** Creates a random API key: the fixed prefix and 32 random bytes, base64url. */
 export async function generateApiKey(): Promise<IssuedApiKey> {
-  const key = API_KEY_PREFIX +
-    Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-  return { key, digest: await sha256Hex(key), displayPrefix: key.slice(0, API_KEY_DISPLAY_LENGTH) };
+  const { value, ...stored } = await generatePrefixedSecret(API_KEY_PREFIX, API_KEY_DISPLAY_LENGTH);
+  return { key: value, ...stored };
 }
 
 /** True when the value has the shape of a key; anything else is refused unlooked-up. */

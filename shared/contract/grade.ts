@@ -13,6 +13,9 @@
  * A critical finding is a statutory violation: it caps the grade at D, so a
  * site that breaks a statute never reads as passing, whatever its score.
  *
+ * The score is 100 − the engine's `risk_score` (the capped sum of the weights
+ * of the triggered rules), so 100 is clean and 0 the worst: {@linkcode gradeRisk}.
+ *
  * @module
  */
 
@@ -47,4 +50,25 @@ export function grade(score: number, findings: { critical: number }): Grade {
   if (score >= GRADE_FLOORS.B) return "B";
   if (score >= GRADE_FLOORS.C) return "C";
   return "D";
+}
+
+/** A score and its grade. */
+export interface Graded {
+  score: number;
+  grade: Grade;
+}
+
+/**
+ * The score and grade of an evaluation, from its risk score (0 to 100) and
+ * its number of critical findings.
+ *
+ * @example
+ * ```ts
+ * gradeRisk({ riskScore: 0, critical: 0 }); // { score: 100, grade: "A" }
+ * gradeRisk({ riskScore: 5, critical: 1 }); // { score: 95, grade: "D" }
+ * ```
+ */
+export function gradeRisk(input: { riskScore: number; critical: number }): Graded {
+  const score = Math.max(0, Math.min(100, 100 - input.riskScore));
+  return { score, grade: grade(score, { critical: Math.max(0, input.critical) }) };
 }

@@ -1,4 +1,82 @@
 import { z } from "zod";
+import { GRADES } from "./grade.ts";
+
+/** Most messages one transcript request may carry (the service's own limit). */
+export const MAX_TRANSCRIPT_MESSAGES = 500;
+/** Largest transcript request body in bytes (1 MiB), enforced while the body streams in. */
+export const MAX_TRANSCRIPT_BODY_BYTES = 1024 * 1024;
+
+/** The senders of contract 2.5. */
+export const SENDERS = ["bot", "user"] as const;
+
+/** A string trimmed at both ends that must keep at least one character. */
+function trimmedText() {
+  return z.string().trim().min(1, "must not be empty or only whitespace");
+}
+
+/** An optional string trimmed at both ends; empty after trimming counts as absent. */
+function optionalTrimmed() {
+  return z.string().trim().optional().transform((value) => value === "" ? undefined : value);
+}
+
+/**
+ * Contract 2.5: one message. `sender` is `bot` or `user`, normalised by
+ * trimming and lower-casing (`" Bot "` is `bot`; `assistant` is refused);
+ * `text` is trimmed and must keep a character; `timestamp` is an ISO 8601
+ * date-time with a UTC offset or `Z`. Unknown fields and aliases (`role`,
+ * `content`, `message`, `from`, ...) are refused.
+ */
+export const TranscriptMessage = z.strictObject({
+  sender: z.string().trim().toLowerCase().pipe(z.enum(SENDERS)),
+  text: trimmedText(),
+  timestamp: z.iso.datetime({
+    offset: true,
+    message: "must be an ISO 8601 date-time with an offset",
+  })
+    .optional(),
+});
+export type TranscriptMessage = z.infer<typeof TranscriptMessage>;
+
+/**
+ * Contract 2.5: the webhookIngest request. `source` is trimmed and must keep
+ * a character; `channel`, `account_id` and `conversation_id` are trimmed and
+ * count as absent when empty; 1 to MAX_TRANSCRIPT_MESSAGES messages. Unknown
+ * fields and aliases (`conversationId`, `transcript`, ...) are refused.
+ */
+export const TranscriptRequest = z.strictObject({
+  source: trimmedText(),
+  channel: optionalTrimmed(),
+  account_id: optionalTrimmed(),
+  conversation_id: optionalTrimmed(),
+  messages: z.array(TranscriptMessage)
+    .min(1, "at least one message is required")
+    .max(MAX_TRANSCRIPT_MESSAGES, `at most ${MAX_TRANSCRIPT_MESSAGES} messages per request`),
+});
+export type TranscriptRequest = z.infer<typeof TranscriptRequest>;
+
+/** Contract 2.6: the success form. */
+export const TranscriptResponse = z.strictObject({
+  success: z.literal(true),
+  scan_result_id: z.string(),
+  channel_origin: z.string(),
+  external_conversation_id: z.string().optional(),
+  grade: z.enum(GRADES),
+  score: z.number().min(0).max(100),
+  critical_violations: z.number().int().min(0),
+  warnings: z.number().int().min(0),
+  passed_checks: z.number().int().min(0),
+  processing_ms: z.number().min(0),
+  scan_meta: z.strictObject({ rulebook_source: z.literal("database") }),
+});
+export type TranscriptResponse = z.infer<typeof TranscriptResponse>;
+
+/** Contract 2.6: the failure form of a processing failure (HTTP 200). */
+export const TranscriptFailure = z.strictObject({
+  success: z.literal(false),
+  error: z.string(),
+  processing_ms: z.number().min(0),
+});
+export type TranscriptFailure = z.infer<typeof TranscriptFailure>;
 
 /**
  * Contract 7.4: the webhookIngest error envelope, sanitized: no account or
@@ -10,3 +88,31 @@ export const WebhookErrorEnvelope = z.strictObject({
   processing_ms: z.number().optional(),
 });
 export type WebhookErrorEnvelope = z.infer<typeof WebhookErrorEnvelope>;
+
+/** Field names that look like a credential: they are refused wherever they appear in the body. */
+const SECRET_LIKE_NAME =
+  /secret|token|passw|api[_-]?key|apikey|credential|bearer|signature|private[_-]?key|^auth$|authori[sz]/i;
+
+/** Values shaped like this service's credentials (webhook credentials and API keys). */
+const CREDENTIAL_VALUE = /cas_(?:whk|live)_[A-Za-z0-9_-]{20,}/;
+
+/**
+ * Whether a request body carries a credential: a field whose name looks like
+ * a secret (`secret`, `api_key`, `token`, `authorization`, ...) at the top
+ * level or in a message, or a string (name or value, anywhere) that holds one
+ * of this service's credentials or the credential the request was
+ * authenticated with. Such a body is refused and never stored.
+ */
+export function carriesCredential(body: unknown, presented: string): boolean {
+  const holds = (text: string) =>
+    CREDENTIAL_VALUE.test(text) || (presented.length >= 8 && text.includes(presented));
+  const visit = (value: unknown, depth: number): boolean => {
+    if (typeof value === "string") return holds(value);
+    if (typeof value !== "object" || value === null) return false;
+    if (Array.isArray(value)) return value.some((item) => visit(item, depth + 1));
+    return Object.entries(value).some(([name, item]) =>
+      (depth <= 2 && SECRET_LIKE_NAME.test(name)) || holds(name) || visit(item, depth + 1)
+    );
+  };
+  return visit(body, 0);
+}

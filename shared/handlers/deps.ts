@@ -1,4 +1,6 @@
 import type { Advisory } from "../advisory/advisory.ts";
+import type { SharedWebhookSecret } from "../auth/webhook_credential.ts";
+import { MAX_TRANSCRIPT_BODY_BYTES } from "../contract/webhook_ingest.ts";
 import type { Db } from "../db/db.ts";
 import type { Logger } from "../log/logger.ts";
 import type { RateLimiter } from "../ratelimit/rate_limiter.ts";
@@ -20,6 +22,14 @@ export interface ServiceLimits {
   scanPerMinute: number;
   /** Largest runWebsiteAudit body in bytes: one URL of at most 2,048 characters. */
   scanBodyBytes: number;
+  /** webhookIngest requests per minute per account and integration. */
+  webhookPerMinute: number;
+  /** Largest webhookIngest body in bytes. */
+  webhookBodyBytes: number;
+  /** How long a duplicate delivery waits for the first one's result before it answers 503. */
+  webhookDuplicateWaitMs: number;
+  /** The lease of a delivery's claim: after it, a retry takes over from a holder that died. */
+  webhookClaimLeaseSeconds: number;
 }
 
 /** The contract's values; tests may lower or raise one to reach a boundary. */
@@ -31,6 +41,10 @@ export const DEFAULT_LIMITS: ServiceLimits = {
   logsReturned: 100,
   scanPerMinute: 10,
   scanBodyBytes: 8 * 1024,
+  webhookPerMinute: 60,
+  webhookBodyBytes: MAX_TRANSCRIPT_BODY_BYTES,
+  webhookDuplicateWaitMs: 10_000,
+  webhookClaimLeaseSeconds: 30,
 };
 
 /** What the operations are built from: the ports and the settings of config.ts. */
@@ -48,6 +62,8 @@ export interface ServiceDeps {
   scanFetcher?: SafeFetcher;
   /** runWebsiteAudit's optional model advisory; default none (an empty advisory). */
   advisory?: Advisory;
+  /** The deployment's shared webhook secret; undefined closes that path. */
+  webhookShared?: SharedWebhookSecret;
   /** The clock; tests move it. */
   now?: () => Date;
 }

@@ -156,7 +156,7 @@ async function recordActivity(
 }
 
 /** A failure's kind for the log: its name and, for database errors, SQLSTATE; never its message. */
-function describeCause(cause: unknown): string {
+export function describeCause(cause: unknown): string {
   if (!(cause instanceof Error)) return cause === undefined ? "none" : typeof cause;
   const code = (cause as { code?: unknown }).code;
   return typeof code === "string" ? `${cause.name} ${code}` : cause.name;

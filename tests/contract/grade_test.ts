@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { grade, GRADES } from "../../shared/contract/grade.ts";
+import { grade, gradeRisk, GRADES } from "../../shared/contract/grade.ts";
 import { WebsiteAuditRequest, WebsiteAuditResponse } from "../../shared/contract/website_audit.ts";
 
 Deno.test("grade() maps scores to A-F at 90, 75, 60 and 40", () => {
@@ -14,6 +14,13 @@ Deno.test("grade() caps a site with a critical finding at D, whatever its score"
   assert.equal(grade(100, { critical: 1 }), "D");
   assert.equal(grade(60, { critical: 2 }), "D");
   assert.equal(grade(39, { critical: 1 }), "F");
+});
+
+Deno.test("gradeRisk() scores 100 minus the risk, clamped, on the same scale and cap", () => {
+  assert.deepEqual(gradeRisk({ riskScore: 0, critical: 0 }), { score: 100, grade: "A" });
+  assert.deepEqual(gradeRisk({ riskScore: 25, critical: 0 }), { score: 75, grade: "B" });
+  assert.deepEqual(gradeRisk({ riskScore: 5, critical: 1 }), { score: 95, grade: "D" });
+  assert.deepEqual(gradeRisk({ riskScore: 140, critical: 3 }), { score: 0, grade: "F" });
 });
 
 Deno.test("grade() refuses a score outside 0-100", () => {

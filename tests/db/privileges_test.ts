@@ -22,6 +22,18 @@ const RPCS = [
   "rulebook_get",
   "rulebook_import",
   "rulebook_list",
+  "transcript_delivery_begin",
+  "transcript_delivery_release",
+  "transcript_purge",
+  "transcript_scan_list",
+  "transcript_scan_store",
+  "webhook_credential_caller",
+  "webhook_credential_revoke",
+  "webhook_credential_rotate",
+  "webhook_integration_create",
+  "webhook_integration_list",
+  "webhook_integration_update",
+  "webhook_shared_caller",
   "website_scan_record",
 ];
 
@@ -87,6 +99,42 @@ async function fillEveryTable(t: TestDatabase): Promise<void> {
     p_rulebook_version: 1,
     p_engine_version: "2.0.0",
     p_duration_ms: 812.5,
+  });
+  const integration = await t.db.rpc<{ integration_id: string }>("webhook_integration_create", {
+    p_account_id: account.account_id,
+    p_name: "intercom",
+    p_provider: "intercom",
+    p_credential_digest: "c".repeat(64),
+    p_credential_prefix: "cas_whk_cccc",
+  });
+  // One delivery left in flight, one stored as a scan.
+  await t.db.rpc("transcript_delivery_begin", {
+    p_integration_id: integration.integration_id,
+    p_idempotency_key: "d".repeat(64),
+  });
+  const { claim } = await t.db.rpc<{ claim: string }>("transcript_delivery_begin", {
+    p_integration_id: integration.integration_id,
+    p_idempotency_key: "e".repeat(64),
+  });
+  await t.db.rpc("transcript_scan_store", {
+    p_claim: claim,
+    p_account_id: account.account_id,
+    p_integration_id: integration.integration_id,
+    p_auth_path: "credential",
+    p_idempotency_key: "e".repeat(64),
+    p_source: "intercom",
+    p_channel: null,
+    p_channel_origin: "intercom",
+    p_external_conversation_id: null,
+    p_jurisdictions: ["ALL"],
+    p_industry: null,
+    p_rulebook_version: 1,
+    p_grade: "A",
+    p_score: 100,
+    p_critical_violations: 0,
+    p_warnings: 0,
+    p_passed_checks: 1,
+    p_payload: { messages: [], findings: [], scan_meta: { rulebook_source: "database" } },
   });
 }
 

@@ -5,7 +5,13 @@
  * `Request`.
  */
 import { generateApiKey } from "../../shared/auth/api_key.ts";
-import type { AccountStatus, Plan } from "../../shared/contract/vocabulary.ts";
+import { generateWebhookCredential } from "../../shared/auth/webhook_credential.ts";
+import type {
+  AccountStatus,
+  Industry,
+  Jurisdiction,
+  Plan,
+} from "../../shared/contract/vocabulary.ts";
 import { type Db, DbError } from "../../shared/db/db.ts";
 import { clearRulebookCache } from "../../shared/engine/rulebook_cache.ts";
 import { loadSeedRulebook } from "../../shared/engine/seed_rulebook.ts";
@@ -36,6 +42,17 @@ export interface FakeActivity {
   plan: Plan;
 }
 
+/** A webhook integration held by the fake. */
+export interface FakeIntegration {
+  integration_id: string;
+  account_id: string;
+  name: string;
+  jurisdictions: Jurisdiction[];
+  industry: Industry | null;
+  /** The digest of its active credential; null when it has none. */
+  credentialDigest: string | null;
+}
+
 /** The fake database and what it saw. */
 export interface FakeDb extends Db {
   /** Every call, in order: the RPC's name and its named arguments. */
@@ -52,6 +69,11 @@ export interface FakeDb extends Db {
   answers: Map<string, unknown>;
   /** The arguments of every website_scan_record call. */
   websiteScans: Record<string, unknown>[];
+  integrations: Map<string, FakeIntegration>;
+  /** Stored transcript scans: the arguments of transcript_scan_store, and the scan's id. */
+  scans: Array<{ id: string; args: Record<string, unknown> }>;
+  /** Deliveries in flight, by `<integration>:<key>`: their claim. */
+  deliveries: Map<string, string>;
   /** Names of the RPCs called, in order. */
   names(): string[];
 }
@@ -70,6 +92,9 @@ export function fakeDb(): FakeDb {
     failing: new Set(),
     answers: new Map(),
     websiteScans: [],
+    integrations: new Map(),
+    scans: [],
+    deliveries: new Map(),
     names: () => db.calls.map((call) => call.name),
     rpc<T>(name: string, args: Record<string, unknown> = {}): Promise<T> {
       db.calls.push({ name, args });
@@ -154,6 +179,52 @@ export function fakeDb(): FakeDb {
       case "website_scan_record":
         db.websiteScans.push(args);
         return { scan_id: crypto.randomUUID(), created_at: new Date().toISOString() };
+      case "webhook_credential_caller": {
+        const digest = String(args.p_credential_digest);
+        const found = [...db.integrations.values()].find((i) => i.credentialDigest === digest);
+        return found === undefined ? null : caller(found);
+      }
+      case "webhook_shared_caller": {
+        if (!db.accounts.has(String(args.p_account_id))) return null;
+        let found = [...db.integrations.values()].find((i) =>
+          i.account_id === args.p_account_id && i.name === args.p_name
+        );
+        if (found === undefined) {
+          found = {
+            integration_id: crypto.randomUUID(),
+            account_id: String(args.p_account_id),
+            name: String(args.p_name),
+            jurisdictions: ["ALL"],
+            industry: null,
+            credentialDigest: null,
+          };
+          db.integrations.set(found.integration_id, found);
+        }
+        return caller(found);
+      }
+      case "transcript_delivery_begin": {
+        const key = `${args.p_integration_id}:${args.p_idempotency_key}`;
+        const stored = storedScan(key);
+        if (stored !== null) return { state: "stored", scan: stored };
+        if (db.deliveries.has(key)) return { state: "pending", retry_after_seconds: 30 };
+        const claim = crypto.randomUUID();
+        db.deliveries.set(key, claim);
+        return { state: "claimed", claim };
+      }
+      case "transcript_scan_store": {
+        const key = `${args.p_integration_id}:${args.p_idempotency_key}`;
+        if (db.deliveries.get(key) === args.p_claim) {
+          db.deliveries.delete(key);
+          if (storedScan(key) === null) db.scans.push({ id: crypto.randomUUID(), args });
+        }
+        const stored = storedScan(key);
+        return stored === null ? { state: "lost" } : { state: "stored", scan: stored };
+      }
+      case "transcript_delivery_release": {
+        const entry = [...db.deliveries].find(([, claim]) => claim === args.p_claim);
+        if (entry !== undefined) db.deliveries.delete(entry[0]);
+        return { released: entry !== undefined };
+      }
       case "activity_recent":
         return db.activity.filter((row) => row.account_id === args.p_account_id)
           .slice(-Number(args.p_limit)).reverse().map(publicActivity);
@@ -165,7 +236,63 @@ export function fakeDb(): FakeDb {
         throw new DbError(`function ${name} does not exist`, "42883");
     }
   }
+  function caller(integration: FakeIntegration) {
+    const a = account(integration.account_id);
+    return {
+      integration_id: integration.integration_id,
+      account_id: a.account_id,
+      name: integration.name,
+      jurisdictions: integration.jurisdictions,
+      industry: integration.industry,
+      status: a.status,
+      trial_end: a.trial_end,
+    };
+  }
+  function storedScan(key: string) {
+    const scan = db.scans.find((s) =>
+      `${s.args.p_integration_id}:${s.args.p_idempotency_key}` === key
+    );
+    if (scan === undefined) return null;
+    return {
+      scan_result_id: scan.id,
+      channel_origin: scan.args.p_channel_origin,
+      ...(scan.args.p_external_conversation_id === null
+        ? {}
+        : { external_conversation_id: scan.args.p_external_conversation_id }),
+      grade: scan.args.p_grade,
+      score: scan.args.p_score,
+      critical_violations: scan.args.p_critical_violations,
+      warnings: scan.args.p_warnings,
+      passed_checks: scan.args.p_passed_checks,
+    };
+  }
   return db;
+}
+
+/**
+ * Adds an account (active, starter unless told) with one webhook integration
+ * and its credential to the fake; returns their ids and the credential.
+ */
+export async function fakeIntegration(
+  db: FakeDb,
+  options: {
+    account?: Partial<Omit<FakeAccount, "account_id">>;
+    jurisdictions?: Jurisdiction[];
+    industry?: Industry | null;
+  } = {},
+): Promise<{ accountId: string; integrationId: string; credential: string }> {
+  const { accountId } = await fakeAccount(db, options.account);
+  const credential = await generateWebhookCredential();
+  const integrationId = crypto.randomUUID();
+  db.integrations.set(integrationId, {
+    integration_id: integrationId,
+    account_id: accountId,
+    name: "intercom",
+    jurisdictions: options.jurisdictions ?? ["ALL"],
+    industry: options.industry ?? null,
+    credentialDigest: credential.digest,
+  });
+  return { accountId, integrationId, credential: credential.credential };
 }
 
 function publicActivity(row: FakeActivity) {

@@ -9,6 +9,7 @@ import {
   importRulebook,
   issueApiKey,
 } from "../../shared/admin/provisioning.ts";
+import type { SharedWebhookSecret } from "../../shared/auth/webhook_credential.ts";
 import { loadConfig } from "../../shared/config.ts";
 import type { AccountStatus, Plan } from "../../shared/contract/vocabulary.ts";
 import type { Advisory } from "../../shared/advisory/advisory.ts";
@@ -59,6 +60,8 @@ export interface StartServiceOptions {
   advisory?: Advisory;
   /** Default `["*"]`. */
   corsOrigins?: string[];
+  /** Opens webhookIngest's shared-secret path. */
+  webhookShared?: SharedWebhookSecret;
 }
 
 /** Starts the local server on a fresh database of `target`. */
@@ -85,6 +88,7 @@ export async function startService(
     now: options.now,
     scanFetcher: options.scanFetcher,
     advisory: options.advisory,
+    webhookShared: options.webhookShared,
   };
   const server = serveLocal(config, deps);
   return {
