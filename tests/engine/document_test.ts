@@ -175,6 +175,7 @@ Deno.test("readHtml() tells visible text from attributes, meta tags, hidden and 
   assert.deepEqual(page.links, [{ href: "/privacy", text: "Privacy" }]);
   assert.equal(page.scripts[0].src, "https://widget.intercom.io/w/abc");
   assert.deepEqual(page.forms[0].fields.map((f) => f.name), ["ssn"]);
+  assert.equal(whereOf("ssn"), "attribute", "a form field's name says what the form collects");
   assert.deepEqual(page.headings, [{ level: 1, text: "Visible words" }]);
 });
 

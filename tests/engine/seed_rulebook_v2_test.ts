@@ -84,3 +84,44 @@ Deno.test("docs/rulebook.md lists every rule and statute of the seed rulebook", 
     assert.match(doc, new RegExp(`\\| ${statute.id} +\\|`), statute.id);
   }
 });
+
+Deno.test("a website's widget, form fields and visible text reach the website rules", async () => {
+  const { evaluate } = await import("../../shared/engine/mod.ts");
+  const page = (notice: string) =>
+    `<!doctype html><html><body><h1>Sunrise Telehealth</h1>${notice}
+    <form action="/intake"><label>Tell us what is going on</label><textarea name="symptoms"></textarea>
+    <input name="current_medications"><input name="date_of_birth"><button>Start</button></form>
+    <script src="https://widget.intercom.io/widget/abc" data-bot-kind="ai"></script></body></html>`;
+  const triggered = (html: string, jurisdiction: "UT" | "ALL") =>
+    evaluate(compiled, { content: html, jurisdiction, industry: undefined, surface: "website" })
+      .findings.map((finding) => finding.rule_key);
+  // No visible word on who answers: the widget rule (ALL) fires.
+  assert.ok(triggered(page(""), "ALL").includes("all_chat_widget_no_ai_notice"));
+  const disclosed = page("<p>You are chatting with an AI assistant, not a person.</p>");
+  assert.equal(triggered(disclosed, "ALL").includes("all_chat_widget_no_ai_notice"), false);
+  // People answer, and say so: not the widget rule.
+  const staffed = page("<p>Our care team answers this chat: real people, 9 to 5.</p>");
+  assert.equal(triggered(staffed, "ALL").includes("all_chat_widget_no_ai_notice"), false);
+});
+
+Deno.test("a form's field names tell the rules what data an AI interaction collects", async () => {
+  const { evaluate } = await import("../../shared/engine/mod.ts");
+  const page = (fields: string) =>
+    `<!doctype html><html><body><h1>Sunrise Telehealth</h1><p>Start your visit below.</p>
+    <form action="/intake">${fields}<button>Start</button></form>
+    <script src="https://widget.intercom.io/widget/abc" data-bot-kind="ai"></script></body></html>`;
+  const highRisk = (fields: string) =>
+    evaluate(compiled, {
+      content: page(fields),
+      jurisdiction: "UT",
+      industry: "healthcare",
+      surface: "website",
+    }).outcomes.find((outcome) => outcome.rule_key === "ut_aipa_high_risk_no_disclosure")!;
+  // Health and identity data, no disclosure at the start: Utah's high-risk rule.
+  assert.equal(
+    highRisk('<input name="current_medications"><input name="ssn">').status,
+    "triggered",
+  );
+  // Nothing sensitive collected: outside that rule's scope.
+  assert.equal(highRisk('<input name="nickname">').status, "not_applicable");
+});

@@ -374,6 +374,14 @@ export function readHtml(html: string): HtmlReading {
     for (const { name: attribute, value } of dataAttributes(node)) {
       if (/[A-Za-z]{2}/.test(value)) attributePiece(value, "hidden", attribute);
     }
+    if (name === "INPUT" || name === "SELECT" || name === "TEXTAREA") {
+      // What a form collects: its fields' names ("ssn", "date_of_birth") are read as
+      // attribute text, so rules see the data a form asks for even without labels.
+      const field = node.getAttribute("name") ?? node.getAttribute("id");
+      if (field && /[A-Za-z]{2}/.test(field)) {
+        attributePiece(field.replace(/[_\-.[\]]+/g, " ").slice(0, 100), "attribute", "field name");
+      }
+    }
     if (name === "INPUT") {
       const type = (node.getAttribute("type") ?? "").toLowerCase();
       const value = node.getAttribute("value");
