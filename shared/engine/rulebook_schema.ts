@@ -81,6 +81,15 @@ const ruleKeySchema = z.string().min(1).max(100).regex(/^[a-z0-9_]+$/);
 const categorySchema = z.string().min(1).max(60).regex(/^[a-z0-9_]+$/);
 const statuteCodesSchema = z.array(z.string().min(1).max(100)).nullable();
 
+/** What a rule says to people, in both formats: its finding and its fix. */
+const ruleTextFields = {
+  title: z.string().min(1).max(200),
+  plain_english: z.string().min(1).max(2000),
+  category: categorySchema,
+  remediation_title: z.string().min(1).max(200),
+  remediation: z.string().min(1).max(2000),
+};
+
 /** One rule of a format-1 rulebook. */
 export const ruleSchema = z.strictObject({
   rule_key: ruleKeySchema,
@@ -94,11 +103,7 @@ export const ruleSchema = z.strictObject({
   citation: z.string().min(1).max(500),
   penalty_usd: z.number().min(0).finite(),
   statute_codes: statuteCodesSchema,
-  title: z.string().min(1).max(200),
-  plain_english: z.string().min(1).max(2000),
-  category: categorySchema,
-  remediation_title: z.string().min(1).max(200),
-  remediation: z.string().min(1).max(2000),
+  ...ruleTextFields,
 });
 
 /** A format-1 rulebook import document. */
@@ -148,11 +153,7 @@ export const ruleV2Schema = z.strictObject({
   citation: z.string().min(1).max(500).optional(),
   penalty_usd: z.number().min(0).finite().optional(),
   statute_codes: statuteCodesSchema,
-  title: z.string().min(1).max(200),
-  plain_english: z.string().min(1).max(2000),
-  category: categorySchema,
-  remediation_title: z.string().min(1).max(200),
-  remediation: z.string().min(1).max(2000),
+  ...ruleTextFields,
 });
 
 /** A format-2 rulebook import document. */
