@@ -39,8 +39,9 @@ const PLAIN_NO = 0;
 const PLAIN_LETTERS = 1;
 const PLAIN_DIGITS = 2;
 
-/** Tokens the columns hold before they first grow. */
+/** Tokens the columns hold before they first grow, without a hint. */
 const INITIAL_CAPACITY = 512;
+const EMPTY_INT32 = new Int32Array(0);
 
 /** A line where a dialogue turn (or a plain block) starts, found by dialogue.ts. */
 export interface LineStart {
@@ -246,15 +247,15 @@ export class DocumentBuilder {
   readonly #kind: DocumentKind;
   readonly #pieces: Piece[] = [];
   readonly #words: string[] = [];
-  // Per-token columns, grown together; the document gets views of them, not copies.
-  #capacity = INITIAL_CAPACITY;
-  #piece = new Int32Array(INITIAL_CAPACITY);
-  #start = new Int32Array(INITIAL_CAPACITY);
-  #end = new Int32Array(INITIAL_CAPACITY);
-  #sentence = new Int32Array(INITIAL_CAPACITY);
-  #clause = new Int32Array(INITIAL_CAPACITY);
-  #block = new Int32Array(INITIAL_CAPACITY);
-  #flags = new Uint8Array(INITIAL_CAPACITY);
+  // Per-token columns, views of one buffer grown as a whole; the document gets views, not copies.
+  #capacity = 0;
+  #piece = EMPTY_INT32;
+  #start = EMPTY_INT32;
+  #end = EMPTY_INT32;
+  #sentence = EMPTY_INT32;
+  #clause = EMPTY_INT32;
+  #block = EMPTY_INT32;
+  #flags = new Uint8Array(0);
   readonly #question: number[] = [0];
   readonly #blockTurn: number[] = [-1];
   readonly #turns: Turn[] = [];
@@ -277,8 +278,14 @@ export class DocumentBuilder {
   #pieceNo = -1;
   #visible = 0;
 
-  constructor(kind: DocumentKind) {
+  /**
+   * @param kind what the document is read from
+   * @param capacityHint expected number of words (a fifth of a text's length is plenty), so
+   *   that the columns are allocated once
+   */
+  constructor(kind: DocumentKind, capacityHint = INITIAL_CAPACITY) {
     this.#kind = kind;
+    this.#allocate(Math.max(16, Math.min(capacityHint, 1 << 20)), 0);
   }
 
   /** Starts a new block (paragraph, list item, HTML block). */
@@ -402,18 +409,26 @@ export class DocumentBuilder {
   }
 
   #grow(): void {
-    const capacity = this.#capacity * 2;
-    const grow = <T extends Int32Array | Uint8Array>(column: T, next: T): T => {
-      next.set(column);
+    this.#allocate(this.#capacity * 2, this.#words.length);
+  }
+
+  /** (Re)allocates the columns in one buffer, keeping the first `keep` tokens. */
+  #allocate(capacity: number, keep: number): void {
+    const buffer = new ArrayBuffer(capacity * (6 * 4 + 1));
+    const column = (i: number, old: Int32Array) => {
+      const next = new Int32Array(buffer, i * 4 * capacity, capacity);
+      if (keep > 0) next.set(old.subarray(0, keep));
       return next;
     };
-    this.#piece = grow(this.#piece, new Int32Array(capacity));
-    this.#start = grow(this.#start, new Int32Array(capacity));
-    this.#end = grow(this.#end, new Int32Array(capacity));
-    this.#sentence = grow(this.#sentence, new Int32Array(capacity));
-    this.#clause = grow(this.#clause, new Int32Array(capacity));
-    this.#block = grow(this.#block, new Int32Array(capacity));
-    this.#flags = grow(this.#flags, new Uint8Array(capacity));
+    this.#piece = column(0, this.#piece);
+    this.#start = column(1, this.#start);
+    this.#end = column(2, this.#end);
+    this.#sentence = column(3, this.#sentence);
+    this.#clause = column(4, this.#clause);
+    this.#block = column(5, this.#block);
+    const flags = new Uint8Array(buffer, 24 * capacity, capacity);
+    if (keep > 0) flags.set(this.#flags.subarray(0, keep));
+    this.#flags = flags;
     this.#capacity = capacity;
   }
 

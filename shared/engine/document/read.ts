@@ -28,7 +28,10 @@ const META_LINE =
 /** Plain text, as a dialogue when its lines carry speaker labels. */
 export function readText(text: string): Document {
   const lineStarts = findDialogueLines(text) ?? undefined;
-  const builder = new DocumentBuilder(lineStarts === undefined ? "text" : "dialogue");
+  const builder = new DocumentBuilder(
+    lineStarts === undefined ? "text" : "dialogue",
+    (text.length >> 2) + 16,
+  );
   let from = 0;
   let textFrom = 0;
   while (from < text.length) {
