@@ -39,11 +39,20 @@ function newNode(): TrieNode {
   return { next: null, prefixes: null, ends: null };
 }
 
+/** Words of literals already read: a rulebook repeats the same alternatives many times. */
+const termWordsCache = new Map<string, readonly string[]>();
+
 /** The folded words of a literal, as content would be tokenized. */
 export function termWords(literal: string): string[] {
-  const builder = new DocumentBuilder("text");
-  builder.addPiece(literal, { where: "text", lines: "inline" });
-  return [...builder.build().words];
+  let words = termWordsCache.get(literal);
+  if (words === undefined) {
+    const builder = new DocumentBuilder("text", literal.length + 4);
+    builder.addPiece(literal, { where: "text", lines: "inline" });
+    words = builder.build().words;
+    if (termWordsCache.size >= 100_000) termWordsCache.clear();
+    termWordsCache.set(literal, words);
+  }
+  return [...words];
 }
 
 interface TermPart {
