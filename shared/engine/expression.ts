@@ -639,6 +639,8 @@ export function isNegated(doc: Document, start: number): boolean {
       continued = true;
     }
     if (NEGATORS.has(doc.words[k])) {
+      // "without" takes a short object: in "without consent are removed", "removed" is not negated.
+      if (doc.words[k] === "without" && start - k > 2) return false;
       // Across a list comma, only a negated list counts: "not a human, a therapist".
       return !continued || LIST_CONTINUATIONS.has(doc.words[k + 1] ?? "");
     }

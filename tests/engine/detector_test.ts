@@ -154,6 +154,16 @@ Deno.test("polarity: 'not a bot' is a denial, and negation stops at a clause", (
     rule("r", { violation: { has: { concept: "human", polarity: "affirmed" } } }),
   ]);
   assert.equal(status(lists, "I'm not a bot, a human or a ghost"), "passed", "a negated list");
+  assert.equal(
+    status(denies, "answered without a bot"),
+    "triggered",
+    "'without' negates its object",
+  );
+  assert.equal(
+    status(denies, "forwarded without consent to a bot"),
+    "passed",
+    "'without' does not reach past its short object to the rest of the clause",
+  );
 });
 
 Deno.test("mood, visibility and place filters", () => {
