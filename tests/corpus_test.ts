@@ -15,7 +15,7 @@ import { compileRulebook, loadSeedRulebook } from "../shared/engine/mod.ts";
  * 0.95); recall is not there yet (`deno task corpus` prints where it falls
  * short), and the floor rises with every improvement until it is.
  */
-const FLOOR = { recall: 0.81, specificity: 0.92 };
+const FLOOR = { recall: 0.82, specificity: 0.92 };
 
 const cases = await loadCorpus();
 const seed = await loadSeedRulebook();
