@@ -155,6 +155,11 @@ Deno.test("polarity: 'not a bot' is a denial, and negation stops at a clause", (
   ]);
   assert.equal(status(lists, "I'm not a bot, a human or a ghost"), "passed", "a negated list");
   assert.equal(
+    status(lists, "This is not a fully automated support desk or a human"),
+    "passed",
+    "an 'or' carries the negation past the usual five words",
+  );
+  assert.equal(
     status(denies, "answered without a bot"),
     "triggered",
     "'without' negates its object",
