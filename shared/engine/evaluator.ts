@@ -237,7 +237,11 @@ function toEvidence(doc: Document, spans: readonly EvidenceSpan[]): Evidence[] {
       where: piece.where,
       ...(piece.label === undefined ? {} : { label: piece.label }),
       match: piece.text.slice(start, end),
-      excerpt: excerptAround(piece.text, start, end),
+      // Markup nobody sees (a comment, a script's source, a data-* value) is quoted by its
+      // matched words only: the text around them can be configuration, keys included.
+      excerpt: piece.where === "hidden" && piece.label !== undefined
+        ? piece.text.slice(start, end)
+        : excerptAround(piece.text, start, end),
       offset: start,
       ...(turn < 0 ? {} : { turn, speaker: doc.turns[turn].role }),
     });

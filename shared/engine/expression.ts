@@ -606,7 +606,9 @@ export class Evaluation {
  * runs collapsed to one space, curly quotes straightened.
  */
 function patternView(doc: Document): string {
-  return doc.pieces.filter((piece) => piece.where !== "hidden").map((piece) => piece.text)
+  // Each piece's own range: a text split at metadata lines is one text, read in parts.
+  return doc.pieces.filter((piece) => piece.where !== "hidden")
+    .map((piece) => piece.text.slice(piece.from ?? 0, piece.to ?? piece.text.length))
     .join("\n\n").replace(/\s+/g, " ").replace(/[\u2018\u2019]/g, "'").replace(
       /[\u201c\u201d]/g,
       '"',

@@ -191,6 +191,17 @@ Deno.test("readHtml() names an inline widget loader's vendor by host, never read
   assert.equal(doc.words.indexOf("secrettoken"), -1);
 });
 
+Deno.test("readText() split at metadata lines reads each part of the text once", () => {
+  const text = "Status: ok\nHello there.\n".repeat(50);
+  const doc = readText(text);
+  const read = doc.pieces.reduce(
+    (sum, piece) => sum + (piece.to ?? piece.text.length) - (piece.from ?? 0),
+    0,
+  );
+  assert.ok(doc.pieces.length > 50, "a piece per metadata line");
+  assert.ok(read <= text.length, `${read} characters read from a text of ${text.length}`);
+});
+
 Deno.test("readHtml() reads chat bubbles as dialogue turns", () => {
   const { document: doc } = readHtml(
     '<div class="msg user">are you a bot?</div><div class="msg bot">No, I am a person.</div>',

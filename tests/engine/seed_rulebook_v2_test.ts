@@ -125,3 +125,18 @@ Deno.test("a form's field names tell the rules what data an AI interaction colle
   // Nothing sensitive collected: outside that rule's scope.
   assert.equal(highRisk('<input name="nickname">').status, "not_applicable");
 });
+
+Deno.test("evidence never carries a key from a script's query, a data-* value or a comment", async () => {
+  const { evaluate } = await import("../../shared/engine/mod.ts");
+  const page = `<!doctype html><html><body><h1>Shop</h1><p>Chat with us any time.</p>
+    <!-- staging chatbot, admin token=tok_live_SECRET999, ask the bot team -->
+    <div data-bot-kind="ai assistant" data-app-key="sk_live_SECRET123"></div>
+    <script src="https://widget.intercom.io/widget/abc?app_key=sk_live_SECRET456#bot"></script>
+    </body></html>`;
+  const result = evaluate(compiled, { content: page, jurisdiction: "ALL", surface: "website" });
+  const evidence = result.outcomes.flatMap((outcome) => outcome.evidence);
+  assert.ok(evidence.some((item) => item.where === "hidden"), "hidden markup is still read");
+  assert.ok(result.findings.length > 0, "and still judged");
+  assert.equal(JSON.stringify(result.outcomes).includes("SECRET"), false);
+  assert.equal(JSON.stringify(result.findings).includes("SECRET"), false);
+});

@@ -342,6 +342,8 @@ export class DocumentBuilder {
       where: options.where,
       block: this.#blockNo,
       ...(options.label === undefined ? {} : { label: options.label }),
+      ...(options.from === undefined ? {} : { from: options.from }),
+      ...(options.to === undefined ? {} : { to: options.to }),
     });
     this.#pieceNo = this.#pieces.length - 1;
     this.#visible = options.where === "text" ? TOKEN_VISIBLE : 0;

@@ -36,6 +36,9 @@ export interface Piece {
   readonly block: number;
   /** For attributes and meta tags: the attribute or meta name. */
   readonly label?: string;
+  /** The part of `text` this piece read, when not all of it (offsets stay the text's). */
+  readonly from?: number;
+  readonly to?: number;
 }
 
 /** A dialogue turn: consecutive blocks of one speaker. */

@@ -319,7 +319,7 @@ export function readHtml(html: string): HtmlReading {
       // rules can recognise a chat widget; the script's code is not read.
       if (name === "SCRIPT" || name === "IFRAME") {
         const src = node.getAttribute("src");
-        if (src) attributePiece(src.slice(0, 500), "hidden", name.toLowerCase());
+        if (src) attributePiece(sourceWithoutQuery(src), "hidden", name.toLowerCase());
         else if (name === "SCRIPT") {
           // An inline loader ("s.src = 'https://js.driftt.com/...'") names its vendor by host.
           const hosts = scriptHosts(node.textContent ?? "");
@@ -416,13 +416,29 @@ export function readHtml(html: string): HtmlReading {
   return { document: builder.build(), page };
 }
 
+/** data-* names that may hold a credential (`data-app-key`, `data-token`): never read. */
+const SECRET_LIKE_ATTRIBUTE = /key|token|secret|auth|pass|sig|session|credential|nonce/i;
+
+/**
+ * A script's or frame's source as the rules read it: where it loads from (host
+ * and path, which name a widget's vendor), never its query or fragment, which
+ * can carry an app key or a session token.
+ */
+function sourceWithoutQuery(src: string): string {
+  const cut = src.search(/[?#]/);
+  return (cut < 0 ? src : src.slice(0, cut)).slice(0, 500);
+}
+
 function dataAttributes(node: DomNode): { name: string; value: string }[] {
   const attributes = node.attributes;
   if (attributes === undefined) return [];
   const out: { name: string; value: string }[] = [];
   for (let i = 0; i < attributes.length && out.length < 20; i += 1) {
     const attribute = attributes[i];
-    if (attribute.name.startsWith("data-") && attribute.value.length <= 500) {
+    if (
+      attribute.name.startsWith("data-") && attribute.value.length <= 500 &&
+      !SECRET_LIKE_ATTRIBUTE.test(attribute.name)
+    ) {
       out.push({ name: attribute.name, value: attribute.value });
     }
   }
