@@ -160,8 +160,9 @@ export class Lexicon {
   readonly #rootSteps = new Map<string, TrieNode[]>();
   #size = 0;
   // Scratch space reused by match(): the trie walk's stack and the flat match buffer.
+  // (Plain arrays, so that a walk with more branches than usual grows them instead of losing any.)
   readonly #frontier: TrieNode[] = new Array(64);
-  readonly #depth = new Int32Array(64);
+  readonly #depth: number[] = new Array(64).fill(0);
   #flat = new Int32Array(3 * 1024);
 
   /** Number of entries. */

@@ -149,6 +149,7 @@ Deno.test("polarity: 'not a bot' is a denial, and negation stops at a clause", (
   assert.equal(status(denies, "I'm definitely not an AI"), "triggered");
   assert.equal(status(denies, "this isn't a chatbot"), "triggered");
   assert.equal(status(denies, "No, I am a bot."), "passed", "the comma ends the negation");
+  assert.equal(status(denies, "No. I am a bot."), "passed", "'No.' ends a sentence");
   assert.equal(status(denies, "I am a bot."), "passed");
   const lists = book([
     rule("r", { violation: { has: { concept: "human", polarity: "affirmed" } } }),

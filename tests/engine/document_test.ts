@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { Lexicon } from "../../shared/engine/lexicon.ts";
 import {
   type Document,
   readContent,
@@ -200,6 +201,21 @@ Deno.test("readText() split at metadata lines reads each part of the text once",
   );
   assert.ok(doc.pieces.length > 50, "a piece per metadata line");
   assert.ok(read <= text.length, `${read} characters read from a text of ${text.length}`);
+});
+
+Deno.test("readText() keeps ordinals as numbers, so dates stay readable", () => {
+  const words = readText("Airs October 1st; election day is November 3rd, the 30th day.").words;
+  for (const ordinal of ["1st", "3rd", "30th"]) assert.ok(words.includes(ordinal), ordinal);
+  assert.ok(readText("a b0t").words.includes("bot"), "digits for letters still read as letters");
+});
+
+Deno.test("Lexicon.match() keeps every branch of a wide trie walk", () => {
+  const lexicon = new Lexicon();
+  const ids = Array.from({ length: 80 }, (_, i) => lexicon.add([`ab${"c".repeat(i + 1)}*`]));
+  const matches = lexicon.match(readText(`ab${"c".repeat(90)}`));
+  for (const id of ids) {
+    assert.deepEqual([matches[id].starts, matches[id].ends], [[0], [1]], `entry ${id}`);
+  }
 });
 
 Deno.test("readHtml() reads chat bubbles as dialogue turns", () => {

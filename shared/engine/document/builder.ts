@@ -131,7 +131,6 @@ const TITLE_ABBREVIATIONS = new Set([
   "sr",
   "jr",
   "vs",
-  "no",
   "eg",
   "ie",
   "etc",
@@ -154,7 +153,6 @@ const TITLE_ABBREVIATIONS = new Set([
   "fla",
   "mass",
   "ariz",
-  "or",
   "tenn",
   "colo",
   "admin",
@@ -229,6 +227,8 @@ function isFoldedWordChar(ch: string): boolean {
   let known = wordCharCache.get(ch);
   if (known === undefined) {
     known = WORD_CHAR.test(ch);
+    // Bounded: each distinct character ever seen would otherwise stay for the isolate's life.
+    if (wordCharCache.size >= 20_000) wordCharCache.clear();
     wordCharCache.set(ch, known);
   }
   return known;
@@ -595,11 +595,11 @@ export class DocumentBuilder {
         this.#wordStart = from;
       } else if (upper && this.#lastWasLower && word.length >= 2 && this.#innerUppers === 0) {
         // A case change inside a word: "NurseBot" (but not "gUaRaNtEeD").
-        if (nextIsLower(text, to)) {
+        if (isLowerAt(text, to)) {
           this.#splits.push(word.length);
           this.#segmentStart = word.length;
         }
-      } else if (upper && this.#upperRun >= 2 && nextIsLower(text, to)) {
+      } else if (upper && this.#upperRun >= 2 && isLowerAt(text, to)) {
         // "RNBot": split before the last capital of a run followed by lower case.
         if (word.length >= 2) {
           this.#splits.push(word.length);
@@ -847,6 +847,7 @@ function endsWordPlainly(next: number, length: number): boolean {
   }
 }
 
+const ORDINAL = /^\d+(?:st|nd|rd|th)$/;
 const LEET = new Map([["0", "o"], ["1", "i"], ["3", "e"], ["4", "a"], ["5", "s"], ["7", "t"]]);
 
 /**
@@ -856,6 +857,8 @@ const LEET = new Map([["0", "o"], ["1", "i"], ["3", "e"], ["4", "a"], ["5", "s"]
  * terms are folded the same way, so "a1c" in a term still matches "A1C".
  */
 function unleet(word: string): string {
+  // An ordinal ("1st", "3rd", "30th") is a number, and dates are read from it.
+  if (ORDINAL.test(word)) return word;
   let letters = 0;
   let digits = 0;
   for (let i = 0; i < word.length; i += 1) {
@@ -872,11 +875,6 @@ function unleet(word: string): string {
 }
 
 function isLowerAt(text: string, at: number): boolean {
-  const c = text.charCodeAt(at);
-  return c >= 97 && c <= 122;
-}
-
-function nextIsLower(text: string, at: number): boolean {
   const c = text.charCodeAt(at);
   return c >= 97 && c <= 122;
 }

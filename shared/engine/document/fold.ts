@@ -107,13 +107,3 @@ function computeFold(cp: number): string {
   for (const ch of text) out += CONFUSABLES.get(ch) ?? ch;
   return out;
 }
-
-/** Folds a whole string (for lexicon terms and tests; the tokenizer folds inline). */
-export function foldText(text: string): string {
-  let out = "";
-  for (const ch of text) {
-    const cp = ch.codePointAt(0) as number;
-    out += cp < 0x80 ? ch.toLowerCase() : foldCodePoint(cp);
-  }
-  return out;
-}
