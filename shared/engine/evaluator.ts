@@ -209,7 +209,12 @@ function decide(
       }
       spans.length = scope;
     }
+    // What the violation test found comes first: it is what the finding is about; what
+    // brought the rule into scope follows, if there is room.
+    const scope = spans.slice();
+    spans.length = 0;
     const violated = evaluation.test(candidate.violation);
+    spans.push(...scope);
     return {
       rule_key,
       status: violated ? "triggered" : "passed",

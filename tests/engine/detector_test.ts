@@ -433,3 +433,13 @@ Deno.test("validateRulebook() refuses a bad format-2 rulebook, naming the rule o
     /rule "bad_six"/,
   );
 });
+
+Deno.test("evidence: what the violation found comes before what brought the rule into scope", () => {
+  const compiled = book([rule("r", { applies: { has: "human" }, violation: { has: "ai" } })]);
+  const result = outcome(compiled, {
+    content: "A human wrote this. Another human checked it. A third human signed it. We use a bot.",
+  });
+  assert.equal(result.status, "triggered");
+  assert.equal(result.evidence[0].match, "bot");
+  assert.ok(result.evidence.length <= 3);
+});
