@@ -8,12 +8,12 @@
  * @module
  */
 import { type Case, CaseFile, HARD_FORMS } from "./case_schema.ts";
+import { codePointLength, MAX_CONTENT_CHARS } from "../shared/contract/audit.ts";
 
 /** Where the corpus lives. */
 export const CORPUS_DIR = new URL("./", import.meta.url);
 
 /** The longest content a case may have, as the contract's content limit. */
-const MAX_CHARS = 30_000;
 
 /** A case ready to evaluate: padded content expanded, its file recorded. */
 export interface LoadedCase extends Case {
@@ -62,8 +62,8 @@ export async function loadCorpus(): Promise<LoadedCase[]> {
         if (!ids.has(id)) throw new Error(`${file} case ${c.id}: unknown statute id ${id}`);
       }
       const text = c.content === undefined ? undefined : expand(c, filler);
-      if (text !== undefined && [...text].length > MAX_CHARS) {
-        throw new Error(`${file} case ${c.id}: content is over ${MAX_CHARS} characters`);
+      if (text !== undefined && codePointLength(text) > MAX_CONTENT_CHARS) {
+        throw new Error(`${file} case ${c.id}: content is over ${MAX_CONTENT_CHARS} characters`);
       }
       if (c.forms.includes("buried") && text !== undefined && text.length < 15_000) {
         throw new Error(`${file} case ${c.id}: a buried case is 15,000 to 30,000 characters`);
