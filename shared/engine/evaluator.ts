@@ -23,6 +23,7 @@ import type { Document, Role, Where } from "./document/document.ts";
 import { type DialogueMessage, readContent, readMessages } from "./document/read.ts";
 import { excerptAround } from "./evidence_excerpt.ts";
 import { Evaluation, type EvidenceSpan } from "./expression.ts";
+import type { Matches } from "./lexicon.ts";
 import type {
   Industry,
   Jurisdiction,
@@ -104,6 +105,20 @@ export interface EvaluationResult extends Score {
   document: Document;
 }
 
+/**
+ * The lexicon's matches of a document, once per document and rulebook: a
+ * transcript evaluated under several jurisdictions (webhookIngest) or a page
+ * under several rule sets is matched once.
+ */
+const matchCache = new WeakMap<Document, { lexicon: object; matches: Matches[] }>();
+function lexiconMatches(compiled: CompiledRulebook, doc: Document): Matches[] {
+  const cached = matchCache.get(doc);
+  if (cached !== undefined && cached.lexicon === compiled.lexicon) return cached.matches;
+  const matches = compiled.lexicon.match(doc);
+  matchCache.set(doc, { lexicon: compiled.lexicon, matches });
+  return matches;
+}
+
 /** Most evidence items kept per outcome. */
 export const MAX_EVIDENCE_PER_FINDING = 3;
 
@@ -116,7 +131,7 @@ export function evaluate(compiled: CompiledRulebook, input: EvaluationInput): Ev
   const candidates = compiled.candidates.get(
     candidateKey(input.surface, input.jurisdiction, input.industry),
   ) ?? [];
-  const evaluation = new Evaluation(doc, compiled.lexicon.match(doc), compiled.slots);
+  const evaluation = new Evaluation(doc, lexiconMatches(compiled, doc), compiled.slots);
   const today = (input.at ?? new Date()).toISOString().slice(0, 10);
   const precedence = input.jurisdiction === "ALL"
     ? { cross_state: 0, specific: 1, backstop: 2 }

@@ -283,3 +283,29 @@ Deno.test("evaluate() runs format-1 patterns on the content's text", () => {
   });
   assert.deepEqual(result.findings.map((f) => f.rule_key), ["price"]);
 });
+
+Deno.test("evaluate() matches a document once, however many jurisdictions read it", async () => {
+  const compiled = compileRulebook(await loadSeedRulebook());
+  const { readMessages } = await import("../../shared/engine/document/read.ts");
+  const doc = readMessages([
+    { sender: "user", text: "are you a bot?" },
+    { sender: "bot", text: "No, I am a real person on the team." },
+  ]);
+  const match = compiled.lexicon.match.bind(compiled.lexicon);
+  let calls = 0;
+  compiled.lexicon.match = (d) => {
+    calls += 1;
+    return match(d);
+  };
+  const findings = (["CA", "NY", "TX"] as const).map((jurisdiction) =>
+    evaluate(compiled, { document: doc, jurisdiction, surface: "transcript" }).findings.length
+  );
+  assert.equal(calls, 1);
+  assert.ok(findings.every((n) => n > 0), "each jurisdiction still judges the denial");
+  evaluate(compiled, {
+    document: readMessages([{ sender: "bot", text: "hi" }]),
+    jurisdiction: "CA",
+    surface: "transcript",
+  });
+  assert.equal(calls, 2, "a new document is matched afresh");
+});
