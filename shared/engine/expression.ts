@@ -85,6 +85,7 @@ export class ExpressionCompiler {
   readonly #definitions = new Map<string, CompiledExpression>();
   #definitionIds = 0;
   #slots = 0;
+  readonly #atoms = new Map<string, CompiledAtom>();
 
   constructor(
     lexicon: Lexicon,
@@ -177,6 +178,16 @@ export class ExpressionCompiler {
 
   /** Compiles an atom. */
   atom(atom: Atom): CompiledAtom {
+    // The same atom written in many rules is one slot: its hits are filtered once per request.
+    const key = JSON.stringify(atom);
+    const known = this.#atoms.get(key);
+    if (known !== undefined) return known;
+    const compiled = this.#newAtom(atom);
+    this.#atoms.set(key, compiled);
+    return compiled;
+  }
+
+  #newAtom(atom: Atom): CompiledAtom {
     const slot = this.#slots++;
     if (typeof atom === "string") return { slot, entry: this.#concept(atom) };
     const entry = "concept" in atom ? this.#concept(atom.concept) : this.#lexicon.add(atom.terms);

@@ -443,3 +443,13 @@ Deno.test("evidence: what the violation found comes before what brought the rule
   assert.equal(result.evidence[0].match, "bot");
   assert.ok(result.evidence.length <= 3);
 });
+
+Deno.test("the same atom in many rules is compiled once", () => {
+  const compiled = book([
+    rule("r", { violation: { has: { concept: "ai", polarity: "negated" } } }),
+    rule("s", { violation: { has: { concept: "ai", polarity: "negated" } } }),
+    rule("t", { violation: { all: [{ has: "ai" }, { has: "ai" }] } }),
+  ]);
+  assert.equal(compiled.slots, 2, "one slot per distinct atom");
+  assert.equal(status(compiled, "I am not a bot.", "s"), "triggered");
+});
