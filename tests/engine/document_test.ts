@@ -218,6 +218,16 @@ Deno.test("Lexicon.match() keeps every branch of a wide trie walk", () => {
   }
 });
 
+Deno.test("readHtml() without page facts reads the same document", () => {
+  const html =
+    '<h1>Hi</h1><a href="/p">Privacy</a><form><input name="ssn"></form><p>Chat with our bot</p>';
+  const full = readHtml(html);
+  const lean = readHtml(html, { facts: false });
+  assert.deepEqual(lean.document.words, full.document.words);
+  assert.equal(full.page.links.length, 1);
+  assert.deepEqual([lean.page.links, lean.page.headings], [[], []]);
+});
+
 Deno.test("readHtml() reads chat bubbles as dialogue turns", () => {
   const { document: doc } = readHtml(
     '<div class="msg user">are you a bot?</div><div class="msg bot">No, I am a person.</div>',

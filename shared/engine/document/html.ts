@@ -209,7 +209,10 @@ export interface HtmlReading {
 }
 
 /** Reads HTML into a document and its page facts. */
-export function readHtml(html: string): HtmlReading {
+export function readHtml(html: string, options: { facts?: boolean } = {}): HtmlReading {
+  // Page facts (headings, links, scripts, forms) are for the website scan; an audit of HTML
+  // content needs only the document.
+  const wantFacts = options.facts ?? true;
   const source = DOCUMENT_LIKE.test(html)
     ? html
     : `<!doctype html><html><head></head><body>${html}</body></html>`;
@@ -293,7 +296,7 @@ export function readHtml(html: string): HtmlReading {
     }
     if (node.nodeType !== 1) continue;
     const name = node.nodeName.toUpperCase();
-    collectFacts(node, name, page, form);
+    if (wantFacts) collectFacts(node, name, page, form);
     if (name === "FORM") {
       form = { action: node.getAttribute("action") ?? "", fields: [] };
       page.forms.push(form);

@@ -80,5 +80,5 @@ export function readMessages(messages: readonly DialogueMessage[]): Document {
 
 /** Any content the audit accepts: text, HTML, a script or an asset description. */
 export function readContent(content: string): Document {
-  return looksLikeHtml(content) ? readHtml(content).document : readText(content);
+  return looksLikeHtml(content) ? readHtml(content, { facts: false }).document : readText(content);
 }
