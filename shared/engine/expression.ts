@@ -20,6 +20,12 @@ import type { Atom, Expression } from "./detector_schema.ts";
 import { statedDaysBefore } from "./facts.ts";
 import type { Lexicon, Matches } from "./lexicon.ts";
 
+/**
+ * Negators whose reach is shorter than NEGATION_REACH: "without" takes a short
+ * object, so in "without consent are removed" "removed" is not negated.
+ */
+const SHORT_REACH: ReadonlyMap<string, number> = new Map([["without", 2]]);
+
 /** Words that negate what follows them in the same clause, within NEGATION_REACH words. */
 export const NEGATORS: ReadonlySet<string> = new Set([
   "not",
@@ -652,8 +658,8 @@ export function isNegated(doc: Document, start: number): boolean {
       continued = true;
     }
     if (NEGATORS.has(doc.words[k])) {
-      // "without" takes a short object: in "without consent are removed", "removed" is not negated.
-      if (doc.words[k] === "without" && start - k > 2) return false;
+      const short = SHORT_REACH.get(doc.words[k]);
+      if (short !== undefined && start - k > short) return false;
       // Across a list comma, only a negated list counts: "not a human, a therapist".
       return !continued || LIST_CONTINUATIONS.has(doc.words[k + 1] ?? "");
     }
