@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { candidateKey, type CompiledRule, type CompiledRulebook } from "./compiler.ts";
+import { candidateKey, type CompiledRule, type CompiledRulebook, type Layer } from "./compiler.ts";
 import type { Document, Role, Where } from "./document/document.ts";
 import { type DialogueMessage, readContent, readMessages } from "./document/read.ts";
 import { excerptAround } from "./evidence_excerpt.ts";
@@ -119,6 +119,20 @@ function lexiconMatches(compiled: CompiledRulebook, doc: Document): Matches[] {
   return matches;
 }
 
+/**
+ * How the rule layers rank on a shared concern, lowest first (see the module
+ * comment): for jurisdiction ALL, cross-state, then specific, then backstop;
+ * for a state, specific and cross-state alike, then backstop. Callers that
+ * merge several evaluations (the website scan) rank with the same table.
+ */
+export function layerPrecedence(
+  jurisdiction: Jurisdiction,
+): Readonly<Record<Layer, number>> {
+  return jurisdiction === "ALL" ? ALL_PRECEDENCE : STATE_PRECEDENCE;
+}
+const ALL_PRECEDENCE = { cross_state: 0, specific: 1, backstop: 2 } as const;
+const STATE_PRECEDENCE = { cross_state: 0, specific: 0, backstop: 1 } as const;
+
 /** Most evidence items kept per outcome. */
 export const MAX_EVIDENCE_PER_FINDING = 3;
 
@@ -133,9 +147,7 @@ export function evaluate(compiled: CompiledRulebook, input: EvaluationInput): Ev
   ) ?? [];
   const evaluation = new Evaluation(doc, lexiconMatches(compiled, doc), compiled.slots);
   const today = (input.at ?? new Date()).toISOString().slice(0, 10);
-  const precedence = input.jurisdiction === "ALL"
-    ? { cross_state: 0, specific: 1, backstop: 2 }
-    : { cross_state: 0, specific: 0, backstop: 1 };
+  const precedence = layerPrecedence(input.jurisdiction);
 
   // Rules of higher precedence first, so that their concerns are known.
   const ordered = [...candidates].sort((a, b) => precedence[a.layer] - precedence[b.layer]);

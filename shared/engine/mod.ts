@@ -36,6 +36,7 @@ export {
   type EvaluationResult,
   type Evidence,
   type Finding,
+  layerPrecedence,
   MAX_EVIDENCE_PER_FINDING,
   type RuleOutcome,
   type RuleStatus,
