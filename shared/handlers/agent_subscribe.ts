@@ -45,7 +45,8 @@ export function accountEndpoint(action: unknown): string {
  * account of an API key. The key comes from `X-API-Key`; the body field
  * `api_key` is the dashboard client's compatibility path, used only when the
  * header is absent (the header wins when both are sent). verify is limited per
- * client IP before the key is looked at, so guessing keys is throttled too.
+ * client IP (an IPv6 client by its /64) before the key is looked at, so
+ * guessing keys is throttled too.
  */
 export function agentSubscribe(deps: ServiceDeps): Handler {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
@@ -55,7 +56,7 @@ export function agentSubscribe(deps: ServiceDeps): Handler {
     const { action, apiKey } = callFields(body);
 
     if (action === "verify") {
-      await enforceLimit(deps.limiter, `verify:${ctx.ip}`, limits.verifyPerMinute, 60);
+      await enforceLimit(deps.limiter, `verify:${ctx.ipLimitKey}`, limits.verifyPerMinute, 60);
     }
 
     const headerKey = req.headers.get("x-api-key");

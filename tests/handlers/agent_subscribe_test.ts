@@ -10,6 +10,7 @@ import {
   VerifyResponse,
 } from "../../shared/contract/account.ts";
 import { agentSubscribe } from "../../shared/handlers/agent_subscribe.ts";
+import { createMemoryLimiter } from "../../shared/ratelimit/memory_limiter.ts";
 import { fakeAccount, type FakeDeps, fakeDeps, from, jsonRequest } from "../support/fake_deps.ts";
 
 async function call(
@@ -56,6 +57,46 @@ Deno.test("agentSubscribe() limits verify per client IP before the key is looked
   const logs = await call(deps, { action: "get_logs" }, { "x-api-key": apiKey });
   assert.equal(logs.status, 200);
   assert.equal(deps.limiter.calls.length, 1);
+});
+
+Deno.test("agentSubscribe() counts an IPv6 client's verify calls by its /64, so rotating addresses in it does not help", async () => {
+  const deps = fakeDeps();
+  const { apiKey } = await fakeAccount(deps.db);
+  const sameNetwork = [
+    "2001:db8:1:2::1",
+    "2001:db8:1:2:aaaa:bbbb:cccc:dddd",
+    "2001:db8:1:2:ffff::9",
+  ];
+  for (const ip of sameNetwork) {
+    assert.equal((await call(deps, { action: "verify" }, { "x-api-key": apiKey }, ip)).status, 200);
+  }
+  await call(deps, { action: "verify" }, { "x-api-key": apiKey }, "::ffff:192.0.2.7");
+  assert.deepEqual(deps.limiter.calls.map((c) => c.key), [
+    "verify:2001:db8:1:2::/64",
+    "verify:2001:db8:1:2::/64",
+    "verify:2001:db8:1:2::/64",
+    "verify:192.0.2.7",
+  ]);
+
+  // With a real limiter of 2 a minute, the third address of the /64 is refused
+  // and a neighbouring /64 still has its own bucket.
+  const limited = agentSubscribe({
+    ...fakeDeps({ limits: { verifyPerMinute: 2 } }),
+    db: deps.db,
+    limiter: createMemoryLimiter(),
+  });
+  const verify = async (ip: string) => {
+    const response = await limited(
+      jsonRequest("agentSubscribe", { action: "verify" }, { "x-api-key": apiKey }),
+      from(ip),
+    );
+    await response.body?.cancel();
+    return response.status;
+  };
+  const statuses = [];
+  for (const ip of sameNetwork) statuses.push(await verify(ip));
+  assert.deepEqual(statuses, [200, 200, 429]);
+  assert.equal(await verify("2001:db8:1:3::1"), 200);
 });
 
 Deno.test("agentSubscribe() answers 500 when the verify limiter fails (fails closed)", async () => {
