@@ -43,6 +43,28 @@ Deno.test("agentSubscribe() answers 400 for a body that is not JSON before anyth
   assert.deepEqual(deps.limiter.calls, []);
 });
 
+Deno.test("agentSubscribe() answers 400 for valid JSON over 16 KiB before the limiter or the database", async () => {
+  const deps = fakeDeps();
+  const { apiKey } = await fakeAccount(deps.db);
+  // A verify call, well-formed JSON, whose body key alone takes it past the cap.
+  const body = JSON.stringify({ action: "verify", api_key: apiKey + "x".repeat(16 * 1024) });
+  assert.ok(new TextEncoder().encode(body).byteLength > 16 * 1024);
+  assert.equal(typeof JSON.parse(body), "object");
+  for (const headers of [{}, { "x-api-key": apiKey }] as Record<string, string>[]) {
+    const result = await call(deps, body, headers);
+    assert.equal(result.status, 400);
+    assert.deepEqual(result.json(), { error: "Request body exceeds 16384 bytes" });
+  }
+  assert.deepEqual(deps.db.calls, []);
+  assert.deepEqual(deps.limiter.calls, []);
+  assert.deepEqual(deps.db.activity, []);
+  // The same call under the cap does reach the limiter and the key lookup.
+  const small = await call(deps, { action: "verify" }, { "x-api-key": apiKey });
+  assert.equal(small.status, 200);
+  assert.equal(deps.limiter.calls.length, 1);
+  assert.notDeepEqual(deps.db.calls, []);
+});
+
 Deno.test("agentSubscribe() limits verify per client IP before the key is looked up: 429 with Retry-After", async () => {
   const deps = fakeDeps();
   const { apiKey } = await fakeAccount(deps.db);
