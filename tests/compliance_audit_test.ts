@@ -39,7 +39,8 @@ for (const target of dbTargets()) {
       content: VIOLATING_CONTENT,
       jurisdiction: "TX",
       industry: "healthcare",
-      asset_url: "https://cdn.example.test/ad.mp4",
+      // Kept as evidence without its credentials, signed query and fragment.
+      asset_url: "https://ad-user:hunter2@cdn.example.test/ad.mp4?X-Amz-Signature=s3cr3t#t=3",
     }, headers);
     assert.equal(first.status, 200);
     const body = AuditResponse.parse(await first.json());
@@ -92,6 +93,9 @@ for (const target of dbTargets()) {
       await service.query("select row_to_json(t)::text as r from (select * from public.audits) t"),
     );
     assert.equal(everything.includes("licensed therapist"), false);
+    for (const secret of ["ad-user", "hunter2", "s3cr3t", "X-Amz-Signature"]) {
+      assert.equal(everything.includes(secret), false, secret);
+    }
     const [usage] = await service.query<{ count: number }>(
       "select count::int as count from public.monthly_usage where account_id = $1",
       [accountId],

@@ -19,6 +19,27 @@ export const AuditRequest = z.strictObject({
 });
 export type AuditRequest = z.infer<typeof AuditRequest>;
 
+/**
+ * The asset_url kept with an audit: the URL without its user name, password,
+ * query and fragment, which can carry credentials (`https://user:pass@host/`,
+ * a signed link's token). Scheme, host, port and path are kept as evidence
+ * context. The contract accepts any http(s) URI, so such a URL is not refused:
+ * its secret parts are just never stored.
+ *
+ * @example
+ * ```ts
+ * assetUrlForStorage("https://u:p@cdn.example/ad.mp4?sig=abc#t=3"); // "https://cdn.example/ad.mp4"
+ * ```
+ */
+export function assetUrlForStorage(assetUrl: string): string {
+  const url = new URL(assetUrl);
+  url.username = "";
+  url.password = "";
+  url.search = "";
+  url.hash = "";
+  return url.href;
+}
+
 /** Contract 2.2: a statute involved in the verdict. */
 export const Statute = z.strictObject({
   tier_key: z.string(),

@@ -13,8 +13,8 @@ import { endpoint, type EndpointSpec, type Handler } from "../http/endpoint.ts";
 import { enforceLimit } from "../http/enforce_limit.ts";
 import { HttpError } from "../http/http_error.ts";
 import { jsonResponse } from "../http/json_response.ts";
-import { parseInput, parseJson } from "../http/parse_json.ts";
-import { z } from "zod";
+import { parseInput } from "../http/parse_json.ts";
+import { readJsonBody } from "../http/read_body.ts";
 import { DEFAULT_LIMITS, type ServiceDeps } from "./deps.ts";
 
 /** The operation's name: its route and the stem of its endpoint_queried values. */
@@ -45,17 +45,20 @@ export function accountEndpoint(action: unknown): string {
  * account of an API key. The key comes from `X-API-Key`; the body field
  * `api_key` is the dashboard client's compatibility path, used only when the
  * header is absent (the header wins when both are sent). verify is limited per
- * client IP before the key is looked at, so guessing keys is throttled too.
+ * client IP (an IPv6 client by its /64) before the key is looked at, so
+ * guessing keys is throttled too.
  */
 export function agentSubscribe(deps: ServiceDeps): Handler {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const now = deps.now ?? (() => new Date());
   return endpoint(AGENT_SUBSCRIBE_ENDPOINT, deps, async (req, ctx) => {
-    const body = await parseJson(req, z.json(), { maxBytes: limits.accountBodyBytes });
+    // Read, not validated yet: the action and the body key are needed before
+    // the contract's order of checks reaches the request (step 5).
+    const body = await readJsonBody(req, { maxBytes: limits.accountBodyBytes });
     const { action, apiKey } = callFields(body);
 
     if (action === "verify") {
-      await enforceLimit(deps.limiter, `verify:${ctx.ip}`, limits.verifyPerMinute, 60);
+      await enforceLimit(deps.limiter, `verify:${ctx.ipLimitKey}`, limits.verifyPerMinute, 60);
     }
 
     const headerKey = req.headers.get("x-api-key");

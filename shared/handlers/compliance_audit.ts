@@ -1,6 +1,7 @@
 import { accountForApiKey, isAccountInGoodStanding } from "../auth/account.ts";
 import { sha256Hex } from "../auth/api_key.ts";
 import {
+  assetUrlForStorage,
   AUDIT_ERROR_CODES,
   type AuditErrorCode,
   type AuditErrorEnvelope,
@@ -38,7 +39,8 @@ export const COMPLIANCE_AUDIT_ENDPOINT = {
 /**
  * complianceAudit (contract 4.1): content against the active database
  * rulebook, in the contract's order of checks. asset_url is evidence context
- * only and is never fetched; the content itself is never stored.
+ * only and is never fetched; it is stored without credentials, query or
+ * fragment (assetUrlForStorage). The content itself is never stored.
  */
 export function complianceAudit(deps: ServiceDeps): Handler {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
@@ -77,7 +79,7 @@ export function complianceAudit(deps: ServiceDeps): Handler {
       contentLength: codePointLength(input.content),
       jurisdiction: input.jurisdiction,
       industry: input.industry ?? null,
-      assetUrl: input.asset_url ?? null,
+      assetUrl: input.asset_url === undefined ? null : assetUrlForStorage(input.asset_url),
       verdict: result.verdict,
       riskScore: result.risk_score,
       penaltyExposureUsd: result.penalty_exposure_usd,

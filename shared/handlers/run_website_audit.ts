@@ -7,7 +7,6 @@ import {
 } from "../contract/website_audit.ts";
 import { websiteScanRecord } from "../db/website_scans.ts";
 import { activeRulebook } from "../engine/active_rulebook.ts";
-import { ipLimitKey } from "../http/client_ip.ts";
 import { endpoint, type EndpointSpec, type Handler } from "../http/endpoint.ts";
 import { enforceLimit } from "../http/enforce_limit.ts";
 import { jsonResponse } from "../http/json_response.ts";
@@ -54,7 +53,7 @@ export function runWebsiteAudit(deps: ServiceDeps): Handler {
     const input = await parseJson(req, WebsiteAuditRequest, { maxBytes: limits.scanBodyBytes });
     const target = parseTargetUrl(input.target_url);
 
-    await enforceLimit(deps.limiter, `scan:${ipLimitKey(ctx.ip)}`, limits.scanPerMinute, 60);
+    await enforceLimit(deps.limiter, `scan:${ctx.ipLimitKey}`, limits.scanPerMinute, 60);
 
     const rulebook = await activeRulebook(deps.db);
 

@@ -1,6 +1,6 @@
 import { activityRecord } from "../db/activity.ts";
 import type { ServiceDeps } from "../handlers/deps.ts";
-import { clientIp, type ConnInfo } from "./client_ip.ts";
+import { clientIp, type ConnInfo, ipLimitKey } from "./client_ip.ts";
 import { cors } from "./cors.ts";
 import { HttpError } from "./http_error.ts";
 import { jsonResponse } from "./json_response.ts";
@@ -26,6 +26,12 @@ export interface RequestContext {
   requestId: string;
   /** The client IP as observed at runtime (see clientIp). */
   ip: string;
+  /**
+   * The key every per-IP limit counts this client under (see ipLimitKey): an
+   * IPv6 client by its /64, so rotating addresses within it does not get a
+   * fresh bucket. Per-IP limits use this, never `ip`.
+   */
+  ipLimitKey: string;
   /** Milliseconds since the request arrived, rounded to 0.01 ms. */
   elapsedMs(): number;
   /** Records this call's outcome, whatever it is, in the account's activity log. */
@@ -73,9 +79,11 @@ export function endpoint<Envelope>(
   return async (req, info) => {
     const startedAt = performance.now();
     let subject: ActivitySubject | undefined;
+    const ip = clientIp(req, info, deps.trustedProxyHops);
     const ctx: RequestContext = {
       requestId: crypto.randomUUID(),
-      ip: clientIp(req, info, deps.trustedProxyHops),
+      ip,
+      ipLimitKey: ipLimitKey(ip),
       elapsedMs: () => Math.round((performance.now() - startedAt) * 100) / 100,
       recordFor: (who) => {
         subject = who;

@@ -10,6 +10,7 @@ import {
   VerifyResponse,
 } from "../../shared/contract/account.ts";
 import { agentSubscribe } from "../../shared/handlers/agent_subscribe.ts";
+import { createMemoryLimiter } from "../../shared/ratelimit/memory_limiter.ts";
 import { fakeAccount, type FakeDeps, fakeDeps, from, jsonRequest } from "../support/fake_deps.ts";
 
 async function call(
@@ -42,6 +43,28 @@ Deno.test("agentSubscribe() answers 400 for a body that is not JSON before anyth
   assert.deepEqual(deps.limiter.calls, []);
 });
 
+Deno.test("agentSubscribe() answers 400 for valid JSON over 16 KiB before the limiter or the database", async () => {
+  const deps = fakeDeps();
+  const { apiKey } = await fakeAccount(deps.db);
+  // A verify call, well-formed JSON, whose body key alone takes it past the cap.
+  const body = JSON.stringify({ action: "verify", api_key: apiKey + "x".repeat(16 * 1024) });
+  assert.ok(new TextEncoder().encode(body).byteLength > 16 * 1024);
+  assert.equal(typeof JSON.parse(body), "object");
+  for (const headers of [{}, { "x-api-key": apiKey }] as Record<string, string>[]) {
+    const result = await call(deps, body, headers);
+    assert.equal(result.status, 400);
+    assert.deepEqual(result.json(), { error: "Request body exceeds 16384 bytes" });
+  }
+  assert.deepEqual(deps.db.calls, []);
+  assert.deepEqual(deps.limiter.calls, []);
+  assert.deepEqual(deps.db.activity, []);
+  // The same call under the cap does reach the limiter and the key lookup.
+  const small = await call(deps, { action: "verify" }, { "x-api-key": apiKey });
+  assert.equal(small.status, 200);
+  assert.equal(deps.limiter.calls.length, 1);
+  assert.notDeepEqual(deps.db.calls, []);
+});
+
 Deno.test("agentSubscribe() limits verify per client IP before the key is looked up: 429 with Retry-After", async () => {
   const deps = fakeDeps();
   const { apiKey } = await fakeAccount(deps.db);
@@ -56,6 +79,46 @@ Deno.test("agentSubscribe() limits verify per client IP before the key is looked
   const logs = await call(deps, { action: "get_logs" }, { "x-api-key": apiKey });
   assert.equal(logs.status, 200);
   assert.equal(deps.limiter.calls.length, 1);
+});
+
+Deno.test("agentSubscribe() counts an IPv6 client's verify calls by its /64, so rotating addresses in it does not help", async () => {
+  const deps = fakeDeps();
+  const { apiKey } = await fakeAccount(deps.db);
+  const sameNetwork = [
+    "2001:db8:1:2::1",
+    "2001:db8:1:2:aaaa:bbbb:cccc:dddd",
+    "2001:db8:1:2:ffff::9",
+  ];
+  for (const ip of sameNetwork) {
+    assert.equal((await call(deps, { action: "verify" }, { "x-api-key": apiKey }, ip)).status, 200);
+  }
+  await call(deps, { action: "verify" }, { "x-api-key": apiKey }, "::ffff:192.0.2.7");
+  assert.deepEqual(deps.limiter.calls.map((c) => c.key), [
+    "verify:2001:db8:1:2::/64",
+    "verify:2001:db8:1:2::/64",
+    "verify:2001:db8:1:2::/64",
+    "verify:192.0.2.7",
+  ]);
+
+  // With a real limiter of 2 a minute, the third address of the /64 is refused
+  // and a neighbouring /64 still has its own bucket.
+  const limited = agentSubscribe({
+    ...fakeDeps({ limits: { verifyPerMinute: 2 } }),
+    db: deps.db,
+    limiter: createMemoryLimiter(),
+  });
+  const verify = async (ip: string) => {
+    const response = await limited(
+      jsonRequest("agentSubscribe", { action: "verify" }, { "x-api-key": apiKey }),
+      from(ip),
+    );
+    await response.body?.cancel();
+    return response.status;
+  };
+  const statuses = [];
+  for (const ip of sameNetwork) statuses.push(await verify(ip));
+  assert.deepEqual(statuses, [200, 200, 429]);
+  assert.equal(await verify("2001:db8:1:3::1"), 200);
 });
 
 Deno.test("agentSubscribe() answers 500 when the verify limiter fails (fails closed)", async () => {

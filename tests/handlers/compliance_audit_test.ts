@@ -203,6 +203,38 @@ Deno.test("complianceAudit() answers 200 with the contract's response and stores
   assert.equal("industry" in AuditResponse.parse(plain.json()), false);
 });
 
+Deno.test("complianceAudit() accepts an asset_url with credentials, a query or a fragment, and stores none of them", async () => {
+  const deps = fakeDeps();
+  const { apiKey } = await fakeAccount(deps.db, { plan: "enterprise" });
+  const cases: Array<[string, string]> = [
+    [
+      "https://ad-user:hunter2@cdn.example.test/ads/spot.mp4?X-Amz-Signature=s3cr3t&X-Amz-Credential=AKIA#t=3",
+      "https://cdn.example.test/ads/spot.mp4",
+    ],
+    [
+      "https://ad-user@cdn.example.test:8443/spot.mp4#token=s3cr3t",
+      "https://cdn.example.test:8443/spot.mp4",
+    ],
+    ["http://:hunter2@cdn.example.test/?sig=s3cr3t", "http://cdn.example.test/"],
+    ["http://@cdn.example.test/a/b?", "http://cdn.example.test/a/b"],
+    ["https://cdn.example.test", "https://cdn.example.test/"],
+  ];
+  for (const [sent, stored] of cases) {
+    const result = await call(deps, { content: CONTENT, jurisdiction: "CA", asset_url: sent }, {
+      "x-api-key": apiKey,
+    });
+    assert.equal(result.status, 200, sent);
+    assert.equal(
+      deps.db.calls.findLast((c) => c.name === "audit_record")!.args.p_asset_url,
+      stored,
+    );
+  }
+  const everything = JSON.stringify(deps.db.calls);
+  for (const secret of ["ad-user", "hunter2", "s3cr3t", "AKIA", "X-Amz", "sig="]) {
+    assert.equal(everything.includes(secret), false, secret);
+  }
+});
+
 Deno.test("complianceAudit() fails closed with 503 when the database or the limiter fails, without internals", async () => {
   for (const failing of ["api_key_account", "rulebook_active", "audit_record", "limiter"]) {
     const deps = fakeDeps();
