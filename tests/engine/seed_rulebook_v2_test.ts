@@ -140,3 +140,19 @@ Deno.test("evidence never carries a key from a script's query, a data-* value or
   assert.equal(JSON.stringify(result.outcomes).includes("SECRET"), false);
   assert.equal(JSON.stringify(result.findings).includes("SECRET"), false);
 });
+
+Deno.test("an AI that speaks 'as a licensed therapist' holds itself out as one; a referral does not", async () => {
+  const { evaluate } = await import("../../shared/engine/mod.ts");
+  const keys = (content: string) =>
+    evaluate(compiled, { content, jurisdiction: "CA", industry: "healthcare", surface: "content" })
+      .findings.map((finding) => finding.rule_key);
+  assert.ok(
+    keys("I'm Ava, the clinic's AI assistant. As a licensed therapist, I can help.")
+      .includes("ca_ab489_implied_license"),
+  );
+  assert.equal(
+    keys("I'm Ava, the clinic's AI assistant, not a therapist. A licensed therapist can help.")
+      .includes("ca_ab489_implied_license"),
+    false,
+  );
+});
