@@ -7,6 +7,7 @@ import {
   type TranscriptResponse,
   type WebhookErrorEnvelope,
 } from "../contract/webhook_ingest.ts";
+import { validationMessage } from "../contract/validation_message.ts";
 import {
   type DeliveryState,
   type StoredScan,
@@ -25,7 +26,6 @@ import {
 import { enforceLimit } from "../http/enforce_limit.ts";
 import { HttpError } from "../http/http_error.ts";
 import { jsonResponse } from "../http/json_response.ts";
-import { parseInput } from "../http/parse_json.ts";
 import { readJsonBody } from "../http/read_body.ts";
 import { DEFAULT_LIMITS, type ServiceDeps, type ServiceLimits } from "./deps.ts";
 import { evaluateTranscript } from "./transcript_evaluation.ts";
@@ -86,14 +86,20 @@ export function webhookIngest(deps: ServiceDeps): Handler {
     }
 
     const body = await readJsonBody(req, { maxBytes: limits.webhookBodyBytes });
-    if (carriesCredential(body, presented ?? "")) {
+    // The body is checked against the schema first, and only what the schema
+    // checked is searched for credentials.
+    const parsed = TranscriptRequest.safeParse(body);
+    if (carriesCredential(parsed, [presented ?? ""])) {
       throw new HttpError(
         400,
         "invalid_request",
         "Credentials go only in the x-webhook-secret header, never in the body",
       );
     }
-    const input = parseInput(TranscriptRequest, body);
+    if (!parsed.success) {
+      throw new HttpError(400, "invalid_request", validationMessage(parsed.error));
+    }
+    const input = parsed.data;
     if (input.account_id !== undefined && input.account_id !== caller.account_id) {
       throw new HttpError(
         400,

@@ -232,6 +232,32 @@ Deno.test("webhookIngest() refuses every malformed transcript with 400 in its en
   assert.match(WebhookErrorEnvelope.parse(secretLike.json()).error, /x-webhook-secret header/);
 });
 
+Deno.test("webhookIngest() refuses a deeply nested body with 400 in its envelope, storing and logging no error", async () => {
+  const deps = fakeDeps();
+  const { credential } = await fakeIntegration(deps.db);
+  // About 400 KB of nested arrays: under the body cap, far past any recursion's stack.
+  const depth = 200_000;
+  const nested = "[".repeat(depth) + "]".repeat(depth);
+  const message = `{"sender":"user","text":"hi"}`;
+  const bodies: Array<[string, string]> = [
+    ["the whole body", nested],
+    ["an unknown field", `{"source":"x","messages":[${message}],"extra":${nested}}`],
+    ["a secret-like field", `{"source":"x","messages":[${message}],"token":${nested}}`],
+    ["the messages", `{"source":"x","messages":${nested}}`],
+    ["a message", `{"source":"x","messages":[${nested}]}`],
+    ["a message's text", `{"source":"x","messages":[{"sender":"user","text":${nested}}]}`],
+  ];
+  for (const [where, body] of bodies) {
+    const result = await call(deps, body, { "x-webhook-secret": credential });
+    assert.equal(result.status, 400, `nested in ${where}: ${result.text}`);
+    const envelope = WebhookErrorEnvelope.parse(result.json());
+    assert.equal(typeof envelope.processing_ms, "number", where);
+  }
+  assert.deepEqual(deps.db.scans, []);
+  assert.deepEqual(deps.limiter.calls, []);
+  assert.deepEqual(deps.logs.filter((line) => line.level === "error"), []);
+});
+
 Deno.test("webhookIngest() normalises what it accepts: trimmed text and source, sender case, empty channel", async () => {
   const deps = fakeDeps();
   const { credential, accountId } = await fakeIntegration(deps.db);
