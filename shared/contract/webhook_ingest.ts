@@ -102,12 +102,12 @@ const MIN_SECRET_LENGTH = 8;
 /**
  * Whether a request body, as TranscriptRequest parsed it, carries a
  * credential: one of this service's credentials, or one of `secrets` (the
- * credential the request was authenticated with), in any string the request
- * keeps (source, channel, account_id, conversation_id, a message's text or
- * timestamp); or, when the schema refused the body, an unknown field at the
- * top level or in a message whose name looks like a secret (`secret`,
- * `api_key`, `token`, `authorization`, ...) or holds one. Such a body is
- * refused and never stored.
+ * credential the request was authenticated with, the deployment's shared
+ * secret), in any string the request keeps (source, channel, account_id,
+ * conversation_id, a message's text or timestamp); or, when the schema
+ * refused the body, an unknown field at the top level or in a message whose
+ * name looks like a secret (`secret`, `api_key`, `token`, `authorization`,
+ * ...) or holds one. Such a body is refused and never stored.
  *
  * Only what the schema has checked is looked at, in a flat loop: the rest of
  * a refused body (an unknown field's value, nesting of any depth) is never

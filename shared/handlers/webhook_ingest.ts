@@ -87,9 +87,11 @@ export function webhookIngest(deps: ServiceDeps): Handler {
 
     const body = await readJsonBody(req, { maxBytes: limits.webhookBodyBytes });
     // The body is checked against the schema first, and only what the schema
-    // checked is searched for credentials.
+    // checked is searched for credentials: the presented one, and the shared
+    // secret whichever way the request authenticated (a transcript sent with
+    // an integration credential must not store the deployment's secret).
     const parsed = TranscriptRequest.safeParse(body);
-    if (carriesCredential(parsed, [presented ?? ""])) {
+    if (carriesCredential(parsed, [presented ?? "", deps.webhookShared?.secret ?? ""])) {
       throw new HttpError(
         400,
         "invalid_request",

@@ -133,6 +133,37 @@ Deno.test("webhookIngest() accepts the shared secret only while it is configured
   assert.equal(open.logText.join().includes(secret), false);
 });
 
+Deno.test("webhookIngest() refuses a body carrying the shared secret, whichever credential authenticated it", async () => {
+  const secret = "shared-secret-0123456789abcdef";
+  const deps = fakeDeps();
+  const { credential, accountId } = await fakeIntegration(deps.db);
+  deps.webhookShared = { secret, accountId, integrationName: "legacy-zapier" };
+  const message = { sender: "user", text: "hi" };
+  const bodies: Array<[string, unknown]> = [
+    ["conversation_id", { source: "x", conversation_id: `conv-${secret}`, messages: [message] }],
+    ["a message's text", {
+      source: "x",
+      messages: [message, { sender: "bot", text: `the webhook secret is ${secret}` }],
+    }],
+    ["source", { source: secret, messages: [message] }],
+    ["channel", { source: "x", channel: ` ${secret} `, messages: [message] }],
+  ];
+  for (const [where, body] of bodies) {
+    for (const presented of [credential, secret]) {
+      const result = await call(deps, body, { "x-webhook-secret": presented });
+      assert.equal(result.status, 400, `${where}: ${result.text}`);
+      const envelope = WebhookErrorEnvelope.parse(result.json());
+      assert.match(envelope.error, /x-webhook-secret header/, where);
+      assert.equal(result.text.includes(secret), false, where);
+    }
+  }
+  assert.deepEqual(deps.db.scans, []);
+  assert.equal(deps.db.deliveries.size, 0);
+  assert.deepEqual(deps.limiter.calls, []);
+  assert.equal(JSON.stringify(deps.db.calls).includes(secret), false);
+  assert.equal(deps.logText.join().includes(secret), false);
+});
+
 Deno.test("webhookIngest() answers 500 when the shared secret's account does not exist, naming nothing", async () => {
   const deps = fakeDeps();
   const missing = crypto.randomUUID();
