@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { API_KEY_PREFIX } from "../auth/api_key.ts";
+import { WEBHOOK_CREDENTIAL_PREFIX } from "../auth/webhook_credential.ts";
 import { GRADES } from "./grade.ts";
 
 /** Most messages one transcript request may carry (the service's own limit). */
@@ -93,8 +95,15 @@ export type WebhookErrorEnvelope = z.infer<typeof WebhookErrorEnvelope>;
 const SECRET_LIKE_NAME =
   /secret|token|passw|api[_-]?key|apikey|credential|bearer|signature|private[_-]?key|^auth$|authori[sz]/i;
 
+/** Text matched literally inside a regular expression. */
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
 /** Values shaped like this service's credentials (webhook credentials and API keys). */
-const CREDENTIAL_VALUE = /cas_(?:whk|live)_[A-Za-z0-9_-]{20,}/;
+const CREDENTIAL_VALUE = new RegExp(
+  `(?:${literal(WEBHOOK_CREDENTIAL_PREFIX)}|${literal(API_KEY_PREFIX)})[A-Za-z0-9_-]{20,}`,
+);
 
 /** Shortest secret looked for in a body: a shorter one would match ordinary words. */
 const MIN_SECRET_LENGTH = 8;
