@@ -103,6 +103,55 @@ Deno.test("webhookIngest() answers one byte-identical 401 to a missing, invalid,
   }
 });
 
+Deno.test("webhookIngest() answers the same byte-identical 401 while the shared-secret path is open", async () => {
+  const secret = "shared-secret-0123456789abcdef";
+  const open = fakeDeps();
+  const { accountId } = await fakeAccount(open.db);
+  open.webhookShared = { secret, accountId, integrationName: "legacy-zapier" };
+  const closed = fakeDeps();
+  const lastChanged = secret.slice(0, -1) + (secret.endsWith("f") ? "e" : "f");
+  const attempts: Array<[FakeDeps, Record<string, string>]> = [
+    [open, {}],
+    [open, { "x-webhook-secret": "" }],
+    [open, { "x-webhook-secret": lastChanged }],
+    [open, { "x-webhook-secret": "t" + secret.slice(1) }],
+    [open, { "x-webhook-secret": secret.toUpperCase() }],
+    [open, { "x-webhook-secret": secret.slice(0, -1) }],
+    [open, { "x-webhook-secret": `${secret}x` }],
+    [open, { "x-webhook-secret": "cas_whk_" + "A".repeat(43) }],
+    [open, { "x-api-key": secret }],
+    // The same answer as with the path closed: nothing tells that it is open.
+    [closed, { "x-webhook-secret": "cas_whk_" + "A".repeat(43) }],
+    [closed, { "x-webhook-secret": secret }],
+  ];
+  const answers = [];
+  for (const [deps, headers] of attempts) {
+    const calls = deps.db.calls.length;
+    const result = await call(deps, TRANSCRIPT, headers);
+    // The same work whatever was sent: one lookup by a SHA-256 digest, nothing else.
+    const made = deps.db.calls.slice(calls);
+    answers.push({
+      status: result.status,
+      headers: withoutRequestId(result.headers),
+      body: result.text,
+      calls: made.map((c) => [c.name, Object.keys(c.args).sort()]),
+    });
+    assert.match(String(made[0].args.p_credential_digest), /^[0-9a-f]{64}$/);
+  }
+  assert.equal(answers[0].status, 401);
+  assert.deepEqual(JSON.parse(answers[0].body), { success: false, error: UNAUTHORIZED_MESSAGE });
+  assert.deepEqual(answers[0].calls, [["webhook_credential_caller", ["p_credential_digest"]]]);
+  for (const [i, answer] of answers.entries()) {
+    assert.deepEqual(answer, answers[0], JSON.stringify(attempts[i][1]));
+  }
+  for (const deps of [open, closed]) {
+    assert.deepEqual(deps.limiter.calls, []);
+    assert.deepEqual(deps.db.scans, []);
+    assert.equal(JSON.stringify(deps.db.calls).includes(secret), false);
+    assert.equal((answers.map((a) => a.body).join() + deps.logText.join()).includes(secret), false);
+  }
+});
+
 Deno.test("webhookIngest() accepts the shared secret only while it is configured, and attributes it to its integration", async () => {
   const secret = "shared-secret-0123456789abcdef";
   const closed = fakeDeps();
