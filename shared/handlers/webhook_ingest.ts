@@ -1,5 +1,9 @@
 import { sha256Hex } from "../auth/api_key.ts";
-import { type AuthenticatedCaller, webhookCallerFor } from "../auth/webhook_credential.ts";
+import {
+  type AuthenticatedCaller,
+  prepareSharedSecret,
+  webhookCallerFor,
+} from "../auth/webhook_credential.ts";
 import {
   carriesCredential,
   type TranscriptFailure,
@@ -73,12 +77,14 @@ export const WEBHOOK_INGEST_ENDPOINT = {
 export function webhookIngest(deps: ServiceDeps): Handler {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const now = deps.now ?? (() => new Date());
+  // The shared secret is hashed once here, not on every request.
+  const shared = deps.webhookShared === undefined
+    ? undefined
+    : prepareSharedSecret(deps.webhookShared);
+  const sharedSecret = deps.webhookShared?.secret ?? "";
   return endpoint(WEBHOOK_INGEST_ENDPOINT, deps, async (req, ctx) => {
     const presented = req.headers.get("x-webhook-secret");
-    const caller = await webhookCallerFor(deps.db, presented, {
-      shared: deps.webhookShared,
-      now: now(),
-    });
+    const caller = await webhookCallerFor(deps.db, presented, { shared, now: now() });
     // The credential goes only in x-webhook-secret: a request that sends an
     // API key is refused as if it had no credential.
     if (caller === null || req.headers.has("x-api-key")) {
@@ -91,7 +97,7 @@ export function webhookIngest(deps: ServiceDeps): Handler {
     // secret whichever way the request authenticated (a transcript sent with
     // an integration credential must not store the deployment's secret).
     const parsed = TranscriptRequest.safeParse(body);
-    if (carriesCredential(parsed, [presented ?? "", deps.webhookShared?.secret ?? ""])) {
+    if (carriesCredential(parsed, [presented ?? "", sharedSecret])) {
       throw new HttpError(
         400,
         "invalid_request",
