@@ -455,6 +455,42 @@ for (const target of dbTargets()) {
     }
   });
 
+  const deploymentSecret = "deployment-shared-secret-000002";
+  test(
+    "refuses a transcript carrying the shared secret sent with an integration credential, storing nothing",
+    async (service) => {
+      const { credential, accountId } = await integration(service);
+      for (
+        const body of [
+          {
+            source: "x",
+            conversation_id: deploymentSecret,
+            messages: [{ sender: "user", text: "hi" }],
+          },
+          { source: "x", messages: [{ sender: "bot", text: `secret: ${deploymentSecret}` }] },
+        ]
+      ) {
+        const response = await ingest(service, body, credential);
+        assert.equal(response.status, 400);
+        const text = await response.text();
+        assert.match(WebhookErrorEnvelope.parse(JSON.parse(text)).error, /x-webhook-secret header/);
+        for (const detail of [deploymentSecret, credential, accountId]) {
+          assert.equal(text.includes(detail), false);
+        }
+      }
+      assert.equal(await count(service, "transcript_scans"), 0);
+      assert.equal(await count(service, "transcript_deliveries"), 0);
+      assert.equal(service.logLines.join("\n").includes(deploymentSecret), false);
+    },
+    {
+      webhookShared: {
+        secret: deploymentSecret,
+        accountId: crypto.randomUUID(),
+        integrationName: "zapier",
+      },
+    },
+  );
+
   // The shared path is bound to an account id by configuration, before the account is seen.
   const sharedAccount = crypto.randomUUID();
   const sharedSecret = "deployment-shared-secret-000001";

@@ -6,7 +6,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { Db } from "../db/db.ts";
 import {
   type WebhookCaller,
@@ -44,6 +44,25 @@ export interface SharedWebhookSecret {
   integrationName: string;
 }
 
+/** The shared secret ready for comparison: its SHA-256 digest in place of the secret. */
+export interface PreparedSharedSecret {
+  digest: Uint8Array;
+  accountId: string;
+  integrationName: string;
+}
+
+/**
+ * Hashes the shared secret once, when a handler is built, so that a request
+ * hashes only the value it presents.
+ */
+export function prepareSharedSecret(shared: SharedWebhookSecret): PreparedSharedSecret {
+  return {
+    digest: Uint8Array.from(createHash("sha256").update(shared.secret, "utf8").digest()),
+    accountId: shared.accountId,
+    integrationName: shared.integrationName,
+  };
+}
+
 /** An authenticated webhook caller. */
 export interface AuthenticatedCaller extends WebhookCaller {
   /** How it authenticated. */
@@ -58,19 +77,20 @@ export interface AuthenticatedCaller extends WebhookCaller {
  * The work does not depend on the value: whatever was sent (nothing counts as
  * the empty string) is hashed and looked up once by its SHA-256 digest, and
  * when the shared-secret path is open it is compared with the shared secret
- * in constant time (digests of both, `timingSafeEqual`). Only the digest
+ * in constant time (its digest with the shared secret's, prepared once by
+ * {@linkcode prepareSharedSecret}, `timingSafeEqual`). Only the digest
  * reaches the database; the value is never logged or stored.
  */
 export async function webhookCallerFor(
   db: Db,
   presented: string | null,
-  options: { shared?: SharedWebhookSecret; now: Date },
+  options: { shared?: PreparedSharedSecret; now: Date },
 ): Promise<AuthenticatedCaller | null> {
   const value = presented ?? "";
   const digest = await sha256Hex(value);
   const byCredential = await webhookCredentialCaller(db, digest);
   const sharedMatches = options.shared !== undefined &&
-    timingSafeEqual(hexBytes(digest), hexBytes(await sha256Hex(options.shared.secret)));
+    timingSafeEqual(hexBytes(digest), options.shared.digest);
   let caller: AuthenticatedCaller | null = null;
   if (byCredential !== null) {
     caller = { ...byCredential, authPath: "credential" };

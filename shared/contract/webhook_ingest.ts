@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { API_KEY_PREFIX } from "../auth/api_key.ts";
+import { WEBHOOK_CREDENTIAL_PREFIX } from "../auth/webhook_credential.ts";
 import { GRADES } from "./grade.ts";
 
 /** Most messages one transcript request may carry (the service's own limit). */
@@ -89,30 +91,54 @@ export const WebhookErrorEnvelope = z.strictObject({
 });
 export type WebhookErrorEnvelope = z.infer<typeof WebhookErrorEnvelope>;
 
-/** Field names that look like a credential: they are refused wherever they appear in the body. */
+/** Unknown field names that look like a credential: refused as a credential, not as a field. */
 const SECRET_LIKE_NAME =
   /secret|token|passw|api[_-]?key|apikey|credential|bearer|signature|private[_-]?key|^auth$|authori[sz]/i;
 
+/** Text matched literally inside a regular expression. */
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
 /** Values shaped like this service's credentials (webhook credentials and API keys). */
-const CREDENTIAL_VALUE = /cas_(?:whk|live)_[A-Za-z0-9_-]{20,}/;
+const CREDENTIAL_VALUE = new RegExp(
+  `(?:${literal(WEBHOOK_CREDENTIAL_PREFIX)}|${literal(API_KEY_PREFIX)})[A-Za-z0-9_-]{20,}`,
+);
+
+/** Shortest secret looked for in a body: a shorter one would match ordinary words. */
+const MIN_SECRET_LENGTH = 8;
 
 /**
- * Whether a request body carries a credential: a field whose name looks like
- * a secret (`secret`, `api_key`, `token`, `authorization`, ...) at the top
- * level or in a message, or a string (name or value, anywhere) that holds one
- * of this service's credentials or the credential the request was
- * authenticated with. Such a body is refused and never stored.
+ * Whether a request body, as TranscriptRequest parsed it, carries a
+ * credential: one of this service's credentials, or one of `secrets` (the
+ * credential the request was authenticated with, the deployment's shared
+ * secret), in any string the request keeps (source, channel, account_id,
+ * conversation_id, a message's text or timestamp); or, when the schema
+ * refused the body, an unknown field at the top level or in a message whose
+ * name looks like a secret (`secret`, `api_key`, `token`, `authorization`,
+ * ...) or holds one. Such a body is refused and never stored.
+ *
+ * Only what the schema has checked is looked at, in a flat loop: the rest of
+ * a refused body (an unknown field's value, nesting of any depth) is never
+ * walked, stored or echoed.
  */
-export function carriesCredential(body: unknown, presented: string): boolean {
-  const holds = (text: string) =>
-    CREDENTIAL_VALUE.test(text) || (presented.length >= 8 && text.includes(presented));
-  const visit = (value: unknown, depth: number): boolean => {
-    if (typeof value === "string") return holds(value);
-    if (typeof value !== "object" || value === null) return false;
-    if (Array.isArray(value)) return value.some((item) => visit(item, depth + 1));
-    return Object.entries(value).some(([name, item]) =>
-      (depth <= 2 && SECRET_LIKE_NAME.test(name)) || holds(name) || visit(item, depth + 1)
+export function carriesCredential(
+  parsed: z.ZodSafeParseResult<TranscriptRequest>,
+  secrets: readonly string[],
+): boolean {
+  const sought = secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+  const holds = (text: string | undefined) =>
+    text !== undefined &&
+    (CREDENTIAL_VALUE.test(text) || sought.some((secret) => text.includes(secret)));
+  if (!parsed.success) {
+    return parsed.error.issues.some((issue) =>
+      issue.code === "unrecognized_keys" &&
+      issue.keys.some((name) => SECRET_LIKE_NAME.test(name) || holds(name))
     );
-  };
-  return visit(body, 0);
+  }
+  const input = parsed.data;
+  if ([input.source, input.channel, input.account_id, input.conversation_id].some(holds)) {
+    return true;
+  }
+  return input.messages.some((message) => holds(message.text) || holds(message.timestamp));
 }

@@ -71,14 +71,17 @@ export function compareFindings(
   return a.rule_key < b.rule_key ? -1 : a.rule_key > b.rule_key ? 1 : 0;
 }
 
+/** The risk score of triggered rules: min(100, sum of their weights); 0 when none. */
+export function riskScoreOf(triggered: readonly { weight: number }[]): number {
+  return Math.min(100, triggered.reduce((sum, rule) => sum + rule.weight, 0));
+}
+
 /** Scores triggered rules, given in finding order. */
 export function scoreRules(triggered: readonly ScoredRule[]): Score {
-  let weights = 0;
   let critical = false;
   const byCitation = new Map<string, StatuteExposure>();
   const remediation: Remediation[] = [];
   for (const rule of triggered) {
-    weights += rule.weight;
     critical ||= rule.severity === "critical";
     const known = byCitation.get(rule.citation);
     if (known === undefined) {
@@ -99,7 +102,7 @@ export function scoreRules(triggered: readonly ScoredRule[]): Score {
       recommendation: rule.remediation,
     });
   }
-  const risk_score = Math.min(100, weights);
+  const risk_score = riskScoreOf(triggered);
   const verdict: Verdict = critical || risk_score >= RED_SCORE
     ? "RED"
     : triggered.length > 0 || risk_score >= YELLOW_SCORE

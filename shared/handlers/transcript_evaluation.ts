@@ -12,7 +12,7 @@ import type { TranscriptMessage } from "../contract/webhook_ingest.ts";
 import type { CompiledRulebook } from "../engine/compiler.ts";
 import { readMessages } from "../engine/document/read.ts";
 import { evaluate, type Finding } from "../engine/evaluator.ts";
-import { compareFindings } from "../engine/scoring.ts";
+import { compareFindings, riskScoreOf } from "../engine/scoring.ts";
 
 /** What a transcript is evaluated under. */
 export interface TranscriptSettings {
@@ -69,7 +69,7 @@ export function evaluateTranscript(
   }
   for (const key of findings.keys()) passed.delete(key);
   const ordered = [...findings.values()].sort(compareFindings);
-  const riskScore = Math.min(100, ordered.reduce((sum, finding) => sum + finding.weight, 0));
+  const riskScore = riskScoreOf(ordered);
   const criticalViolations = ordered.filter((finding) => finding.severity === "critical").length;
   return {
     findings: ordered,

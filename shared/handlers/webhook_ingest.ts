@@ -1,5 +1,9 @@
 import { sha256Hex } from "../auth/api_key.ts";
-import { type AuthenticatedCaller, webhookCallerFor } from "../auth/webhook_credential.ts";
+import {
+  type AuthenticatedCaller,
+  prepareSharedSecret,
+  webhookCallerFor,
+} from "../auth/webhook_credential.ts";
 import {
   carriesCredential,
   type TranscriptFailure,
@@ -7,6 +11,7 @@ import {
   type TranscriptResponse,
   type WebhookErrorEnvelope,
 } from "../contract/webhook_ingest.ts";
+import { validationMessage } from "../contract/validation_message.ts";
 import {
   type DeliveryState,
   type StoredScan,
@@ -25,7 +30,6 @@ import {
 import { enforceLimit } from "../http/enforce_limit.ts";
 import { HttpError } from "../http/http_error.ts";
 import { jsonResponse } from "../http/json_response.ts";
-import { parseInput } from "../http/parse_json.ts";
 import { readJsonBody } from "../http/read_body.ts";
 import { DEFAULT_LIMITS, type ServiceDeps, type ServiceLimits } from "./deps.ts";
 import { evaluateTranscript } from "./transcript_evaluation.ts";
@@ -73,12 +77,14 @@ export const WEBHOOK_INGEST_ENDPOINT = {
 export function webhookIngest(deps: ServiceDeps): Handler {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const now = deps.now ?? (() => new Date());
+  // The shared secret is hashed once here, not on every request.
+  const shared = deps.webhookShared === undefined
+    ? undefined
+    : prepareSharedSecret(deps.webhookShared);
+  const sharedSecret = deps.webhookShared?.secret ?? "";
   return endpoint(WEBHOOK_INGEST_ENDPOINT, deps, async (req, ctx) => {
     const presented = req.headers.get("x-webhook-secret");
-    const caller = await webhookCallerFor(deps.db, presented, {
-      shared: deps.webhookShared,
-      now: now(),
-    });
+    const caller = await webhookCallerFor(deps.db, presented, { shared, now: now() });
     // The credential goes only in x-webhook-secret: a request that sends an
     // API key is refused as if it had no credential.
     if (caller === null || req.headers.has("x-api-key")) {
@@ -86,14 +92,22 @@ export function webhookIngest(deps: ServiceDeps): Handler {
     }
 
     const body = await readJsonBody(req, { maxBytes: limits.webhookBodyBytes });
-    if (carriesCredential(body, presented ?? "")) {
+    // The body is checked against the schema first, and only what the schema
+    // checked is searched for credentials: the presented one, and the shared
+    // secret whichever way the request authenticated (a transcript sent with
+    // an integration credential must not store the deployment's secret).
+    const parsed = TranscriptRequest.safeParse(body);
+    if (carriesCredential(parsed, [presented ?? "", sharedSecret])) {
       throw new HttpError(
         400,
         "invalid_request",
         "Credentials go only in the x-webhook-secret header, never in the body",
       );
     }
-    const input = parseInput(TranscriptRequest, body);
+    if (!parsed.success) {
+      throw new HttpError(400, "invalid_request", validationMessage(parsed.error));
+    }
+    const input = parsed.data;
     if (input.account_id !== undefined && input.account_id !== caller.account_id) {
       throw new HttpError(
         400,

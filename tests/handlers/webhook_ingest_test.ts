@@ -103,6 +103,55 @@ Deno.test("webhookIngest() answers one byte-identical 401 to a missing, invalid,
   }
 });
 
+Deno.test("webhookIngest() answers the same byte-identical 401 while the shared-secret path is open", async () => {
+  const secret = "shared-secret-0123456789abcdef";
+  const open = fakeDeps();
+  const { accountId } = await fakeAccount(open.db);
+  open.webhookShared = { secret, accountId, integrationName: "legacy-zapier" };
+  const closed = fakeDeps();
+  const lastChanged = secret.slice(0, -1) + (secret.endsWith("f") ? "e" : "f");
+  const attempts: Array<[FakeDeps, Record<string, string>]> = [
+    [open, {}],
+    [open, { "x-webhook-secret": "" }],
+    [open, { "x-webhook-secret": lastChanged }],
+    [open, { "x-webhook-secret": "t" + secret.slice(1) }],
+    [open, { "x-webhook-secret": secret.toUpperCase() }],
+    [open, { "x-webhook-secret": secret.slice(0, -1) }],
+    [open, { "x-webhook-secret": `${secret}x` }],
+    [open, { "x-webhook-secret": "cas_whk_" + "A".repeat(43) }],
+    [open, { "x-api-key": secret }],
+    // The same answer as with the path closed: nothing tells that it is open.
+    [closed, { "x-webhook-secret": "cas_whk_" + "A".repeat(43) }],
+    [closed, { "x-webhook-secret": secret }],
+  ];
+  const answers = [];
+  for (const [deps, headers] of attempts) {
+    const calls = deps.db.calls.length;
+    const result = await call(deps, TRANSCRIPT, headers);
+    // The same work whatever was sent: one lookup by a SHA-256 digest, nothing else.
+    const made = deps.db.calls.slice(calls);
+    answers.push({
+      status: result.status,
+      headers: withoutRequestId(result.headers),
+      body: result.text,
+      calls: made.map((c) => [c.name, Object.keys(c.args).sort()]),
+    });
+    assert.match(String(made[0].args.p_credential_digest), /^[0-9a-f]{64}$/);
+  }
+  assert.equal(answers[0].status, 401);
+  assert.deepEqual(JSON.parse(answers[0].body), { success: false, error: UNAUTHORIZED_MESSAGE });
+  assert.deepEqual(answers[0].calls, [["webhook_credential_caller", ["p_credential_digest"]]]);
+  for (const [i, answer] of answers.entries()) {
+    assert.deepEqual(answer, answers[0], JSON.stringify(attempts[i][1]));
+  }
+  for (const deps of [open, closed]) {
+    assert.deepEqual(deps.limiter.calls, []);
+    assert.deepEqual(deps.db.scans, []);
+    assert.equal(JSON.stringify(deps.db.calls).includes(secret), false);
+    assert.equal((answers.map((a) => a.body).join() + deps.logText.join()).includes(secret), false);
+  }
+});
+
 Deno.test("webhookIngest() accepts the shared secret only while it is configured, and attributes it to its integration", async () => {
   const secret = "shared-secret-0123456789abcdef";
   const closed = fakeDeps();
@@ -131,6 +180,37 @@ Deno.test("webhookIngest() accepts the shared secret only while it is configured
     "only digests reach the database",
   );
   assert.equal(open.logText.join().includes(secret), false);
+});
+
+Deno.test("webhookIngest() refuses a body carrying the shared secret, whichever credential authenticated it", async () => {
+  const secret = "shared-secret-0123456789abcdef";
+  const deps = fakeDeps();
+  const { credential, accountId } = await fakeIntegration(deps.db);
+  deps.webhookShared = { secret, accountId, integrationName: "legacy-zapier" };
+  const message = { sender: "user", text: "hi" };
+  const bodies: Array<[string, unknown]> = [
+    ["conversation_id", { source: "x", conversation_id: `conv-${secret}`, messages: [message] }],
+    ["a message's text", {
+      source: "x",
+      messages: [message, { sender: "bot", text: `the webhook secret is ${secret}` }],
+    }],
+    ["source", { source: secret, messages: [message] }],
+    ["channel", { source: "x", channel: ` ${secret} `, messages: [message] }],
+  ];
+  for (const [where, body] of bodies) {
+    for (const presented of [credential, secret]) {
+      const result = await call(deps, body, { "x-webhook-secret": presented });
+      assert.equal(result.status, 400, `${where}: ${result.text}`);
+      const envelope = WebhookErrorEnvelope.parse(result.json());
+      assert.match(envelope.error, /x-webhook-secret header/, where);
+      assert.equal(result.text.includes(secret), false, where);
+    }
+  }
+  assert.deepEqual(deps.db.scans, []);
+  assert.equal(deps.db.deliveries.size, 0);
+  assert.deepEqual(deps.limiter.calls, []);
+  assert.equal(JSON.stringify(deps.db.calls).includes(secret), false);
+  assert.equal(deps.logText.join().includes(secret), false);
 });
 
 Deno.test("webhookIngest() answers 500 when the shared secret's account does not exist, naming nothing", async () => {
@@ -230,6 +310,32 @@ Deno.test("webhookIngest() refuses every malformed transcript with 400 in its en
     "x-webhook-secret": credential,
   });
   assert.match(WebhookErrorEnvelope.parse(secretLike.json()).error, /x-webhook-secret header/);
+});
+
+Deno.test("webhookIngest() refuses a deeply nested body with 400 in its envelope, storing and logging no error", async () => {
+  const deps = fakeDeps();
+  const { credential } = await fakeIntegration(deps.db);
+  // About 400 KB of nested arrays: under the body cap, far past any recursion's stack.
+  const depth = 200_000;
+  const nested = "[".repeat(depth) + "]".repeat(depth);
+  const message = `{"sender":"user","text":"hi"}`;
+  const bodies: Array<[string, string]> = [
+    ["the whole body", nested],
+    ["an unknown field", `{"source":"x","messages":[${message}],"extra":${nested}}`],
+    ["a secret-like field", `{"source":"x","messages":[${message}],"token":${nested}}`],
+    ["the messages", `{"source":"x","messages":${nested}}`],
+    ["a message", `{"source":"x","messages":[${nested}]}`],
+    ["a message's text", `{"source":"x","messages":[{"sender":"user","text":${nested}}]}`],
+  ];
+  for (const [where, body] of bodies) {
+    const result = await call(deps, body, { "x-webhook-secret": credential });
+    assert.equal(result.status, 400, `nested in ${where}: ${result.text}`);
+    const envelope = WebhookErrorEnvelope.parse(result.json());
+    assert.equal(typeof envelope.processing_ms, "number", where);
+  }
+  assert.deepEqual(deps.db.scans, []);
+  assert.deepEqual(deps.limiter.calls, []);
+  assert.deepEqual(deps.logs.filter((line) => line.level === "error"), []);
 });
 
 Deno.test("webhookIngest() normalises what it accepts: trimmed text and source, sender case, empty channel", async () => {
