@@ -179,7 +179,11 @@ async function complete(
 function readItems(content: string, pages: readonly AdvisoryPage[]): AdvisoryFinding[] {
   const answer = ModelAnswer.safeParse(parseJson(withoutFence(content)));
   if (!answer.success) throw new AdvisoryFailure("malformed");
-  const sent = new Map(pages.map((page) => [page.url, comparable(pageText(page))]));
+  // Pages are sent by origin and path, so two pages may share a URL: an excerpt may come from either.
+  const sent = new Map<string, string[]>();
+  for (const page of pages) {
+    sent.set(page.url, [...(sent.get(page.url) ?? []), comparable(pageText(page))]);
+  }
   const items: AdvisoryFinding[] = [];
   for (const raw of answer.data.items) {
     if (items.length >= MAX_ADVISORY_ITEMS) break;
@@ -191,9 +195,9 @@ function readItems(content: string, pages: readonly AdvisoryPage[]): AdvisoryFin
     if (LINK.test(title) || LINK.test(explanation)) continue;
     const evidence: ScanEvidence[] = [];
     for (const e of item.evidence) {
-      const text = sent.get(e.source_url);
+      const texts = sent.get(e.source_url) ?? [];
       const excerpt = plain(e.excerpt);
-      if (text === undefined || !text.includes(comparable(excerpt))) continue;
+      if (!texts.some((text) => text.includes(comparable(excerpt)))) continue;
       evidence.push({ type: "text", excerpt, source_url: e.source_url });
     }
     items.push({

@@ -48,7 +48,10 @@ const item = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-async function ask(reply: (n: number) => ModelReply, options: { timeoutMs?: number } = {}) {
+async function ask(
+  reply: (n: number) => ModelReply,
+  options: { timeoutMs?: number; pages?: AdvisoryPage[] } = {},
+) {
   let n = 0;
   await using model = await startFakeModel(() => reply(n++));
   const log = logged();
@@ -59,7 +62,7 @@ async function ask(reply: (n: number) => ModelReply, options: { timeoutMs?: numb
     logger: log.logger,
     timeoutMs: options.timeoutMs,
   });
-  const items = await advisory([PAGE], { requestId: "req-1" });
+  const items = await advisory(options.pages ?? [PAGE], { requestId: "req-1" });
   return { items, requests: [...model.requests], log: log.lines };
 }
 
@@ -131,6 +134,25 @@ Deno.test("advisory keeps only evidence the page shows, drops items with links, 
     assert.equal(finding.statute_codes, null);
     assert.doesNotMatch(`${finding.title} ${finding.plain_english}`, /https?:|www\./);
   }
+});
+
+Deno.test("advisory finds an excerpt in either of two pages sent under one address", async () => {
+  // Sent by origin and path, `/?a=1` and `/?b=2` are both `/`.
+  const other = { ...PAGE, kind: "privacy", text: "We never sell your income details." };
+  const { items } = await ask(() => ({
+    content: JSON.stringify({
+      items: [item({
+        evidence: [
+          { excerpt: "Our AI assistant Sunny", source_url: PAGE.url },
+          { excerpt: "never sell your income details", source_url: PAGE.url },
+        ],
+      })],
+    }),
+  }), { pages: [PAGE, other] });
+  assert.deepEqual(items[0].evidence.map((e) => e.excerpt), [
+    "Our AI assistant Sunny",
+    "never sell your income details",
+  ]);
 });
 
 Deno.test("advisory is empty, never an error, when the model fails in any way; the key is never logged", async () => {
@@ -221,6 +243,30 @@ Deno.test("advisoryPages() sends visible text only, bounded, and the page facts"
   assert.doesNotMatch(sent.text, /SECRET|ALT TEXT|intercom/);
   assert.deepEqual(sent.form_fields, ["dob date Date of birth"]);
   assert.deepEqual(sent.chat_widgets, ["Intercom"]);
+});
+
+Deno.test("advisoryPages() sends each page's origin and path, never its query or fragment", () => {
+  const { document, page } = readHtml(
+    htmlPage("Account", "<p>Your orders and saved addresses.</p>"),
+  );
+  const scanned = (url: string, kind: ScannedPage["kind"]): ScannedPage => ({
+    kind,
+    url,
+    status: 200,
+    document,
+    facts: page,
+    chatWidgets: [],
+    truncated: false,
+  });
+  const sent = advisoryPages([
+    scanned("https://shop.example.test/account?sid=S3SS10N&token=t0k#orders", "target"),
+    scanned("https://shop.example.test/privacy?utm_source=mail", "privacy"),
+  ]);
+  assert.deepEqual(sent.map((p) => p.url), [
+    "https://shop.example.test/account",
+    "https://shop.example.test/privacy",
+  ]);
+  assert.doesNotMatch(JSON.stringify(sent), /S3SS10N|t0k|utm_source|orders"/);
 });
 
 Deno.test("runWebsiteAudit() with a model that obeys a prompt injection: its output stays data", async () => {
