@@ -10,7 +10,7 @@ import {
 } from "../../shared/advisory/advisory.ts";
 import { advisoryPages, TARGET_TEXT_CHARS } from "../../shared/advisory/advisory_input.ts";
 import { WebsiteAuditResponse } from "../../shared/contract/website_audit.ts";
-import { readHtml } from "../../shared/engine/mod.ts";
+import { MAX_EXCERPT_CHARS, readHtml } from "../../shared/engine/mod.ts";
 import { runWebsiteAudit } from "../../shared/handlers/run_website_audit.ts";
 import { createLogger } from "../../shared/log/logger.ts";
 import type { ScannedPage } from "../../shared/scanner/site_scan.ts";
@@ -153,6 +153,41 @@ Deno.test("advisory finds an excerpt in either of two pages sent under one addre
     "Our AI assistant Sunny",
     "never sell your income details",
   ]);
+});
+
+Deno.test("advisory cuts a long excerpt the page shows to the engine's MAX_EXCERPT_CHARS", async () => {
+  const passage = Array.from({ length: 40 }, (_, i) => `Clause ${i} of the loan terms applies.`)
+    .join(" ");
+  assert.ok(passage.length > 300);
+  const page = { ...PAGE, text: `${PAGE.text} ${passage}` };
+  const long = passage.slice(0, 240);
+  const { items } = await ask(() => ({
+    content: JSON.stringify({
+      items: [item({
+        evidence: [{ excerpt: long, source_url: PAGE.url }, {
+          excerpt: "Our AI assistant Sunny",
+          source_url: PAGE.url,
+        }],
+      })],
+    }),
+  }), { pages: [page] });
+  const [cut, short] = items[0].evidence;
+  assert.ok(long.length > MAX_EXCERPT_CHARS);
+  assert.equal(cut.excerpt.length, MAX_EXCERPT_CHARS);
+  assert.ok(cut.excerpt.endsWith("\u2026"));
+  assert.ok(long.startsWith(cut.excerpt.slice(0, -1)));
+  assert.equal(short.excerpt, "Our AI assistant Sunny");
+  // Words the page does not show are still dropped, however they are cut.
+  const { items: invented } = await ask(() => ({
+    content: JSON.stringify({
+      items: [
+        item({
+          evidence: [{ excerpt: `${long} and approval is guaranteed`, source_url: PAGE.url }],
+        }),
+      ],
+    }),
+  }), { pages: [page] });
+  assert.deepEqual(invented[0].evidence, []);
 });
 
 Deno.test("advisory is empty, never an error, when the model fails in any way; the key is never logged", async () => {
