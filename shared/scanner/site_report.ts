@@ -9,6 +9,7 @@ import {
   type RuleOutcome,
   scoreRules,
 } from "../engine/mod.ts";
+import { pageAddress } from "./target_url.ts";
 
 /** The engine version a scan reports in `scan_meta.engine_version` (shared/engine/mod.ts). */
 export { ENGINE_VERSION } from "../engine/mod.ts";
@@ -46,7 +47,9 @@ type PageOutcome = { url: string; outcome: RuleOutcome };
  * (jurisdiction ALL, every industry) and joins the outcomes into one report:
  *
  * - a rule is **triggered** when it triggered on any page; its evidence comes
- *   from those pages, each item naming its page in `source_url`;
+ *   from those pages, each item naming its page in `source_url` by origin and
+ *   path (never the query or fragment, where a redirect may have put a
+ *   session id);
  * - a rule is **passed** when it passed on at least one page and triggered on
  *   none; a rule not applicable on every page is left out;
  * - as the engine does within a page, a triggered rule gives way to a
@@ -159,5 +162,5 @@ export function evidenceType(evidence: Evidence): string {
 }
 
 function toEvidence(evidence: Evidence, url: string): ScanEvidence {
-  return { type: evidenceType(evidence), excerpt: evidence.excerpt, source_url: url };
+  return { type: evidenceType(evidence), excerpt: evidence.excerpt, source_url: pageAddress(url) };
 }

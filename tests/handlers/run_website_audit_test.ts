@@ -137,6 +137,30 @@ Deno.test("runWebsiteAudit() scans the target and its compliance pages; evidence
   assert.equal(JSON.stringify(stored).includes(CLIENT), false, "the caller's IP is stored");
 });
 
+Deno.test("runWebsiteAudit() names evidence pages by origin and path, never a query a redirect added", async () => {
+  const home = htmlPage(
+    "Account",
+    `<h1>Your account</h1><p>Orders, returns and saved addresses in one place.</p>
+    <a href="/help/chat?session=S3SS10N-2">Chat with support</a>`,
+  );
+  await using s = await scanner({ pages: { "/account.html": home, ...COMPLIANCE_PAGES } });
+  const to = encodeURIComponent("/account.html?sid=S3SS10N-1#top");
+  const body = await ok(await s.scan(`${SITE}/redirect/to?location=${to}`));
+  // Both pages were read at their full URLs...
+  assert.deepEqual(s.h.site.requests.map((r) => r.path).slice(-2), [
+    "/account.html?sid=S3SS10N-1",
+    "/help/chat?session=S3SS10N-2",
+  ]);
+  // ...and the report names them without the query.
+  assert.deepEqual(keys(body.critical), ["t_chat_widget_undisclosed"]);
+  const sources = [...body.critical, ...body.warnings, ...body.passed].flatMap((f) =>
+    f.evidence.map((e) => e.source_url)
+  );
+  assert.ok(sources.includes(`${SITE}/help/chat`), sources.join(" "));
+  assert.ok(sources.every((url) => url === `${SITE}/help/chat` || url === `${SITE}/account.html`));
+  assert.doesNotMatch(JSON.stringify(body), /S3SS10N/);
+});
+
 Deno.test("runWebsiteAudit() passes a chat widget that a visible AI disclosure introduces", async () => {
   const page = htmlPage(
     "Support",
