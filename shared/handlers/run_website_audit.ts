@@ -1,5 +1,4 @@
 import { advisoryPages } from "../advisory/advisory_input.ts";
-import { grade } from "../contract/grade.ts";
 import {
   type WebsiteAuditErrorEnvelope,
   WebsiteAuditRequest,
@@ -72,7 +71,6 @@ export function runWebsiteAudit(deps: ServiceDeps): Handler {
     });
     session.close();
     const report = reportSite(rulebook.compiled, site.pages, { at: now() });
-    const siteGrade = grade(report.score, { critical: report.critical.length });
 
     const advisory = deps.advisory === undefined ? [] : await deps.advisory(
       advisoryPages(site.pages),
@@ -84,7 +82,7 @@ export function runWebsiteAudit(deps: ServiceDeps): Handler {
       targetOrigin: target.url.origin,
       statusCode: site.pages[0].status,
       score: report.score,
-      grade: siteGrade,
+      grade: report.grade,
       criticalCount: report.critical.length,
       warningCount: report.warnings.length,
       passedCount: report.passed.length,
@@ -99,7 +97,7 @@ export function runWebsiteAudit(deps: ServiceDeps): Handler {
     return jsonResponse(
       {
         score: report.score,
-        grade: siteGrade,
+        grade: report.grade,
         critical: report.critical,
         warnings: report.warnings,
         passed: report.passed,

@@ -1,3 +1,4 @@
+import { type Grade, gradeRisk } from "../contract/grade.ts";
 import type { ScanEvidence, ScanFinding } from "../contract/website_audit.ts";
 import {
   compareFindings,
@@ -29,10 +30,12 @@ export interface ReportPage {
   document: Document;
 }
 
-/** The findings of a site, scored. */
+/** The findings of a site, scored and graded. */
 export interface SiteReport {
   /** 0 to 100, 100 clean: 100 minus the engine's risk score of the triggered rules. */
   score: number;
+  /** The grade of the score, capped at D by a critical finding (shared/contract/grade.ts). */
+  grade: Grade;
   critical: ScanFinding[];
   warnings: ScanFinding[];
   passed: ScanFinding[];
@@ -56,8 +59,9 @@ type PageOutcome = { url: string; outcome: RuleOutcome };
  *   triggered rule of higher precedence on the same concern found on another
  *   page (cross-state, then a specific statute, then a backstop), so one
  *   violation counts once, under the most specific citation;
- * - the score is 100 minus the engine's risk score of the triggered rules
- *   (the sum of their weights, at most 100).
+ * - the score and grade are `gradeRisk()`'s (shared/contract/grade.ts) for
+ *   the engine's risk score of the triggered rules (the sum of their
+ *   weights, at most 100) and the number of critical findings.
  */
 export function reportSite(
   compiled: CompiledRulebook,
@@ -98,17 +102,22 @@ export function reportSite(
       compareFindings(a.rule, b.rule)
     );
   const fired = rules(triggered.keys());
-  const score = 100 - scoreRules(fired.map((r) => r.rule)).risk_score;
   const finding = (rule: CompiledRule, from: PageOutcome[]) =>
     toFinding(
       rule,
       from.flatMap(({ url, outcome }) => outcome.evidence.map((e) => toEvidence(e, url))),
     );
+  const critical = fired.filter((r) => r.rule.severity === "critical").map((r) =>
+    finding(r, triggered.get(r.rule.rule_key) ?? [])
+  );
+  const { score, grade } = gradeRisk({
+    riskScore: scoreRules(fired.map((r) => r.rule)).risk_score,
+    critical: critical.length,
+  });
   return {
     score,
-    critical: fired.filter((r) => r.rule.severity === "critical").map((r) =>
-      finding(r, triggered.get(r.rule.rule_key) ?? [])
-    ),
+    grade,
+    critical,
     warnings: fired.filter((r) => r.rule.severity !== "critical").map((r) =>
       finding(r, triggered.get(r.rule.rule_key) ?? [])
     ),
