@@ -38,8 +38,8 @@ export const RUN_WEBSITE_AUDIT_ENDPOINT = {
  * 3. the active database rulebook, pinned for the scan (500 when it cannot be
  *    loaded: never a fallback);
  * 4. the scan: the target and its compliance pages through the safe fetcher
- *    (403 policy or robots, 415 not HTML or nothing readable, 502 the target
- *    could not be scanned);
+ *    (403 policy or robots, 415 not HTML, or nothing readable and nothing the
+ *    pinned rulebook judges, 502 the target could not be scanned);
  * 5. findings, score and grade from the rulebook's website rules;
  * 6. the optional advisory, asked only once score, grade and findings are
  *    final, so it can never change them;
@@ -58,8 +58,12 @@ export function runWebsiteAudit(deps: ServiceDeps): Handler {
     const rulebook = await activeRulebook(deps.db);
 
     const started = performance.now();
+    const at = now();
     using session = fetcher.startScan({ signal: req.signal });
-    const site = await scanSite(session, input.target_url).catch((error) => {
+    const site = await scanSite(session, input.target_url, {
+      rulebook: rulebook.compiled,
+      at,
+    }).catch((error) => {
       if (error instanceof ScanError) {
         deps.logger.log("info", "scan refused", {
           request_id: ctx.requestId,
@@ -70,7 +74,7 @@ export function runWebsiteAudit(deps: ServiceDeps): Handler {
       throw error;
     });
     session.close();
-    const report = reportSite(rulebook.compiled, site.pages, { at: now() });
+    const report = reportSite(rulebook.compiled, site.pages, { at });
 
     const advisory = deps.advisory === undefined ? [] : await deps.advisory(
       advisoryPages(site.pages),

@@ -126,6 +126,31 @@ export function reportSite(
   };
 }
 
+/**
+ * Whether the rulebook finds something to judge on a page: some website rule
+ * (jurisdiction ALL, every industry, as in {@linkcode reportSite}) applies
+ * and points at words of the page, i.e. its outcome is not `not_applicable`
+ * and carries evidence. A rule with no `applies` expression passes on any
+ * page, an empty one too, so "not every outcome is `not_applicable`" would
+ * judge every empty page; evidence is what shows that the rules saw
+ * something there (a chat widget's script, a form field, a claim).
+ */
+export function judgesPage(
+  compiled: CompiledRulebook,
+  document: Document,
+  options: { at?: Date } = {},
+): boolean {
+  const result = evaluate(compiled, {
+    document,
+    jurisdiction: WEBSITE_JURISDICTION,
+    surface: "website",
+    at: options.at,
+  });
+  return result.outcomes.some((outcome) =>
+    outcome.status !== "not_applicable" && outcome.evidence.length > 0
+  );
+}
+
 /** Precedence of a rule's layer for jurisdiction ALL, as in the evaluator: lower wins. */
 const LAYER_LEVEL = { cross_state: 0, specific: 1, backstop: 2 } as const;
 

@@ -23,7 +23,11 @@ import {
   type ScanHarnessOptions,
   startScanHarness,
 } from "../support/scan_harness.ts";
-import { TEST_RULEBOOK_VERSION, testRulebookRow } from "../support/website_rulebook.ts";
+import {
+  TEST_RULEBOOK_VERSION,
+  TEST_WEBSITE_RULEBOOK,
+  testRulebookRow,
+} from "../support/website_rulebook.ts";
 import { COMPLIANCE_PAGES, HOME, htmlPage, WIDGET_SCRIPTS } from "../support/website_pages.ts";
 
 const SITE = "http://site.test";
@@ -230,6 +234,38 @@ Deno.test("runWebsiteAudit() scans a script-rendered page that has a chat widget
   const message = await refused(await s.scan(`${SITE}/empty.html`), 415);
   assert.match(message, /rendered by script/);
   assert.match(await refused(await s.scan(`${SITE}/script-only.html`), 415), /no readable content/);
+});
+
+Deno.test("runWebsiteAudit() lets the pinned rulebook, not a vendor list, decide whether a script-rendered page is judged", async () => {
+  const shell = (extra: string) =>
+    `<!doctype html><html><head><title>App</title></head><body><div id="root"></div><script src="/app.js"></script>${extra}</body></html>`;
+  const gorgias = `<script src="https://config.gorgias.chat/bundle-loader/01GYCC"></script>`;
+  // Olark is in chat_vendors.ts, but its inline snippet is nothing the rules can see.
+  const olark = `<script>olark.identify('1-2-3');</script>`;
+  await using s = await scanner({
+    pages: { "/gorgias.html": shell(gorgias), "/olark.html": shell(olark) },
+  });
+  // The test rulebook's chat_vendor concept does not name Gorgias: nothing to judge.
+  assert.match(await refused(await s.scan(`${SITE}/gorgias.html`), 415), /no readable content/);
+  assert.match(await refused(await s.scan(`${SITE}/olark.html`), 415), /no readable content/);
+
+  // The same page under a rulebook that names it is judged, by that rulebook.
+  const version = TEST_RULEBOOK_VERSION + 1;
+  const chatVendor = TEST_WEBSITE_RULEBOOK.concepts.chat_vendor;
+  assert.ok("terms" in chatVendor);
+  s.deps.db.activeVersion = version;
+  s.deps.db.answers.set("rulebook_get", {
+    ...testRulebookRow(),
+    version,
+    concepts: {
+      ...TEST_WEBSITE_RULEBOOK.concepts,
+      chat_vendor: { ...chatVendor, terms: [...chatVendor.terms, "gorgias"] },
+    },
+  });
+  const body = await ok(await s.scan(`${SITE}/gorgias.html`));
+  assert.deepEqual(keys(body.critical), ["t_chat_widget_undisclosed"]);
+  assert.match(body.critical[0].evidence[0].excerpt, /gorgias/);
+  assert.equal(s.deps.db.websiteScans.at(-1)?.p_rulebook_version, version);
 });
 
 Deno.test("runWebsiteAudit() scans the head of an oversized page (the body cap truncates, 2 MiB)", async () => {
