@@ -496,6 +496,63 @@ Deno.test("runWebsiteAudit() never connects to loopback when DNS rebinds between
   assert.ok(s.h.connect.calls.every((call) => call.address === PUBLIC_V4));
 });
 
+Deno.test("runWebsiteAudit() logs no target host, path or query and no client IP, scanned or refused", async () => {
+  const host = "quiet-shop-5d1.test";
+  const query = "sid=Q-9c1e";
+  await using s = await scanner({
+    robots: { status: 200, body: "User-agent: *\nDisallow: /private/\n" },
+    pages: { "/catalogue-7f3.html": HOME, ...COMPLIANCE_PAGES },
+  }, { names: { [host]: [PUBLIC_V4], "inside-2b8.test": ["10.1.2.3"] } });
+  const client = "203.0.113.77";
+  const v6Client = "2001:db8:77:1::42";
+
+  await ok(await s.scan(`http://${host}/catalogue-7f3.html?${query}`, { ip: client }));
+  await refused(
+    await s.scan(`http://${host}/private/staff-4e2.html?${query}`, { ip: client }),
+    403,
+  );
+  await refused(await s.scan(`http://inside-2b8.test/admin-8a6?${query}`, { ip: v6Client }), 403);
+  await refused(await s.scan(`http://${host}/not-found?${query}`, { ip: client }), 502);
+  await refused(await s.scan(`http://${host}/doc.pdf?${query}`, { ip: client }), 415);
+
+  // The lines were written, and say what happened...
+  const lines = (msg: string, field: string) =>
+    s.deps.logs.filter((line) => line.msg === msg).map((line) => line[field]);
+  assert.deepEqual(lines("request", "status"), [200, 403, 403, 502, 415]);
+  assert.deepEqual(lines("scan refused", "reason"), [
+    "robots_disallowed",
+    "private_address",
+    "target_status",
+    "content_type",
+  ]);
+  // ...without naming what was scanned or who asked.
+  const text = s.deps.logText.join("\n");
+  for (
+    const secret of [
+      host,
+      "quiet-shop",
+      "inside-2b8",
+      "catalogue-7f3",
+      "staff-4e2",
+      "admin-8a6",
+      "/private/",
+      "/not-found",
+      "doc.pdf",
+      "help/chat",
+      "privacy-policy",
+      "Q-9c1e",
+      "sid=",
+      client,
+      "203.0.113",
+      "2001:db8:77",
+      "10.1.2.3",
+      PUBLIC_V4,
+    ]
+  ) {
+    assert.equal(text.includes(secret), false, `a log line names ${secret}:\n${text}`);
+  }
+});
+
 Deno.test("runWebsiteAudit() answers the CORS preflight for browsers, from configured origins only", async () => {
   await using s = await scanner();
   const preflight = (origin: string) =>
