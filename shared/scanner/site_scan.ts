@@ -79,7 +79,10 @@ export interface ScanSiteOptions {
  *    refused, disallowed, not HTML, not 2xx or unreachable is skipped; when
  *    the scan's time budget runs out, the pages read so far are kept.
  *
- * @throws {ScanError} for the target only.
+ * @throws {ScanError} for the target; and 502 `aborted` when the session's
+ *   signal (the caller's) aborts while any page is fetched, compliance pages
+ *   included, so that the handler does not report, advise on or store a
+ *   scan no one waits for.
  */
 export async function scanSite(
   session: ScanSession,
@@ -119,8 +122,10 @@ export async function scanSite(
       pages.push(readPage(page, link.kind));
     } catch (error) {
       if (!(error instanceof ScanError) || error.kind === "internal") throw error;
+      // The caller gave up: no one waits for a report, so none is made (only the budget keeps pages).
+      if (error.reason === "aborted") throw error;
       skipped.push({ kind: link.kind, reason: error.reason });
-      if (error.reason === "scan_budget" || error.reason === "aborted") break;
+      if (error.reason === "scan_budget") break;
     }
   }
   return { pages, skipped };

@@ -297,6 +297,45 @@ Deno.test("runWebsiteAudit() reads at most 512 KiB of each compliance page", asy
   ]);
 });
 
+Deno.test("runWebsiteAudit() stops when the client aborts during the compliance pages: no model call, no row", async () => {
+  const home = htmlPage(
+    "Shop",
+    `<h1>Handmade oak chairs</h1><p>Every chair is made to order in Maine.</p>
+    <a href="/slow/headers">Privacy policy</a> <a href="/help/chat">Chat</a>`,
+  );
+  let advised = 0;
+  const advisory: Advisory = () => {
+    advised += 1;
+    return Promise.resolve([]);
+  };
+  await using s = await scanner({
+    slowMs: 3_000,
+    pages: { "/home.html": home, ...COMPLIANCE_PAGES },
+  }, {
+    advisory,
+  });
+  const client = new AbortController();
+  const request = new Request(
+    jsonRequest("runWebsiteAudit", { target_url: `${SITE}/home.html` }),
+    { signal: client.signal },
+  );
+  const timer = setTimeout(() => client.abort(), 300);
+  try {
+    const response = await runWebsiteAudit(s.deps)(request, from(CLIENT));
+    await response.body?.cancel();
+    assert.equal(response.status, 502);
+  } finally {
+    clearTimeout(timer);
+  }
+  assert.equal(advised, 0, "the model was asked about an abandoned scan");
+  assert.deepEqual(s.deps.db.websiteScans, []);
+  assert.equal(s.h.site.requests.some((r) => r.path === "/help/chat"), false);
+  assert.deepEqual(
+    s.deps.logs.filter((line) => line.msg === "scan refused").map((line) => line.reason),
+    ["aborted"],
+  );
+});
+
 Deno.test("runWebsiteAudit() answers 400 for a bad request, before counting or fetching anything", async () => {
   await using s = await scanner();
   const bodies: unknown[] = [

@@ -67,3 +67,40 @@ Deno.test("scanSite() scans a script-rendered page with a Gorgias or Chatwoot wi
     assert.equal(error.reason, "no_readable_content", path);
   }
 });
+
+/** A readable target whose privacy link stalls (`/slow/headers`), then a terms page. */
+const STALLING_HOME =
+  `<!doctype html><html><head><title>Shop</title></head><body><h1>Handmade oak chairs</h1><p>Every chair is made to order in Maine.</p><a href="/slow/headers">Privacy policy</a> <a href="/terms">Terms</a></body></html>`;
+
+Deno.test("scanSite() ends with 502 aborted when the caller aborts during the compliance pages", async () => {
+  await using h = await startScanHarness({
+    site: { slowMs: 3_000, pages: { "/home.html": STALLING_HOME } },
+  });
+  const caller = new AbortController();
+  using session = h.fetcher.startScan({ signal: caller.signal });
+  const scanning = scanSite(session, `${SITE}/home.html`);
+  const timer = setTimeout(() => caller.abort(), 300);
+  try {
+    const error = await scanFailure(scanning, "an aborted scan");
+    assert.equal(error.status, 502);
+    assert.equal(error.reason, "aborted");
+  } finally {
+    clearTimeout(timer);
+  }
+  // The target was read, the stalling page asked for, and nothing after it.
+  assert.deepEqual(h.site.requests.map((r) => r.path), [
+    "/robots.txt",
+    "/home.html",
+    "/slow/headers",
+  ]);
+});
+
+Deno.test("scanSite() keeps the pages read so far when the scan budget runs out", async () => {
+  await using h = await startScanHarness({
+    site: { slowMs: 3_000, pages: { "/home.html": STALLING_HOME } },
+  });
+  using session = h.fetcher.startScan({ budgetMs: 500 });
+  const site = await scanSite(session, `${SITE}/home.html`);
+  assert.deepEqual(site.pages.map((p) => p.kind), ["target"]);
+  assert.deepEqual(site.skipped, [{ kind: "privacy", reason: "scan_budget" }]);
+});
