@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import type { AdvisoryFinding, ScanEvidence } from "../contract/website_audit.ts";
+import { MAX_EXCERPT_CHARS } from "../engine/evidence_excerpt.ts";
 import { readStreamCapped } from "../http/read_body.ts";
 import type { Logger } from "../log/logger.ts";
 
@@ -65,7 +66,8 @@ const SYSTEM_PROMPT = [
   "Answer with one JSON object and nothing else:",
   '{"items":[{"severity":"warning"|"passed","title":"at most 100 characters",',
   '"plain_english":"at most 500 characters","category":"snake_case",',
-  '"evidence":[{"excerpt":"words copied exactly from a page\'s text, at most 200 characters",',
+  '"evidence":[{"excerpt":"words copied exactly from a page\'s text, at most',
+  `${MAX_EXCERPT_CHARS} characters",`,
   '"source_url":"that page\'s url"}]}]}',
   'When there is nothing to add, answer {"items":[]}.',
 ].join(" ");
@@ -110,7 +112,8 @@ class AdvisoryFailure extends Error {
  *   title or explanation carries a link; at most MAX_ADVISORY_ITEMS are kept;
  * - an evidence item is kept only when its `source_url` is a page that was
  *   sent and its excerpt occurs in that page's text: the model cannot cite
- *   words the site does not show.
+ *   words the site does not show. A kept excerpt is cut to MAX_EXCERPT_CHARS
+ *   (the engine's limit, ellipsis included), like the rules' evidence.
  *
  * Items come out as contract AdvisoryFindings: `source: "llm_nuance"`,
  * `statute_ref` and `statute_codes` null, evidence of type `text`.
@@ -179,7 +182,11 @@ async function complete(
 function readItems(content: string, pages: readonly AdvisoryPage[]): AdvisoryFinding[] {
   const answer = ModelAnswer.safeParse(parseJson(withoutFence(content)));
   if (!answer.success) throw new AdvisoryFailure("malformed");
-  const sent = new Map(pages.map((page) => [page.url, comparable(pageText(page))]));
+  // Pages are sent by origin and path, so two pages may share a URL: an excerpt may come from either.
+  const sent = new Map<string, string[]>();
+  for (const page of pages) {
+    sent.set(page.url, [...(sent.get(page.url) ?? []), comparable(pageText(page))]);
+  }
   const items: AdvisoryFinding[] = [];
   for (const raw of answer.data.items) {
     if (items.length >= MAX_ADVISORY_ITEMS) break;
@@ -191,10 +198,10 @@ function readItems(content: string, pages: readonly AdvisoryPage[]): AdvisoryFin
     if (LINK.test(title) || LINK.test(explanation)) continue;
     const evidence: ScanEvidence[] = [];
     for (const e of item.evidence) {
-      const text = sent.get(e.source_url);
+      const texts = sent.get(e.source_url) ?? [];
       const excerpt = plain(e.excerpt);
-      if (text === undefined || !text.includes(comparable(excerpt))) continue;
-      evidence.push({ type: "text", excerpt, source_url: e.source_url });
+      if (!texts.some((text) => text.includes(comparable(excerpt)))) continue;
+      evidence.push({ type: "text", excerpt: clamp(excerpt), source_url: e.source_url });
     }
     items.push({
       source: "llm_nuance",
@@ -227,6 +234,12 @@ function withoutFence(content: string): string {
 /** Text with control characters as spaces, whitespace squashed. */
 function plain(text: string): string {
   return text.replace(/[\p{Cc}\u2028\u2029]/gu, " ").replace(/\s+/g, " ").trim();
+}
+
+/** An excerpt cut to MAX_EXCERPT_CHARS, an ellipsis marking the cut, as the engine's excerpts. */
+function clamp(excerpt: string): string {
+  if (excerpt.length <= MAX_EXCERPT_CHARS) return excerpt;
+  return `${excerpt.slice(0, MAX_EXCERPT_CHARS - 1).trimEnd()}\u2026`;
 }
 
 /** Lower case, whitespace squashed: how an excerpt is looked for in a page. */

@@ -1,4 +1,5 @@
 import type { ScannedPage } from "../scanner/site_scan.ts";
+import { pageAddress } from "../scanner/target_url.ts";
 import type { AdvisoryPage } from "./advisory.ts";
 
 /** Visible text of the target sent to the model, in characters. */
@@ -11,14 +12,15 @@ const MAX_FACT_CHARS = 120;
 
 /**
  * The bounded extract of the scanned pages the advisory model reads: per page
- * its URL, kind, title, up to 20 headings, up to 30 form fields, the chat
+ * its address (origin and path: never the query or fragment, which can carry
+ * a session id a redirect added), kind, title, up to 20 headings, up to 30 form fields, the chat
  * widgets recognised, and its visible text (TARGET_TEXT_CHARS for the
  * target, PAGE_TEXT_CHARS for the others). Hidden text, attributes and
  * scripts are never sent.
  */
 export function advisoryPages(pages: readonly ScannedPage[]): AdvisoryPage[] {
   return pages.map((page) => ({
-    url: page.url,
+    url: pageAddress(page.url),
     kind: page.kind,
     title: clip(page.facts.title, MAX_FACT_CHARS),
     headings: page.facts.headings.slice(0, MAX_HEADINGS).map((h) => clip(h.text, MAX_FACT_CHARS)),

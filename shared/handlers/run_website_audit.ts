@@ -1,5 +1,4 @@
 import { advisoryPages } from "../advisory/advisory_input.ts";
-import { grade } from "../contract/grade.ts";
 import {
   type WebsiteAuditErrorEnvelope,
   WebsiteAuditRequest,
@@ -38,8 +37,8 @@ export const RUN_WEBSITE_AUDIT_ENDPOINT = {
  * 3. the active database rulebook, pinned for the scan (500 when it cannot be
  *    loaded: never a fallback);
  * 4. the scan: the target and its compliance pages through the safe fetcher
- *    (403 policy or robots, 415 not HTML or nothing readable, 502 the target
- *    could not be scanned);
+ *    (403 policy or robots, 415 not HTML, or nothing readable and nothing the
+ *    pinned rulebook judges, 502 the target could not be scanned);
  * 5. findings, score and grade from the rulebook's website rules;
  * 6. the optional advisory, asked only once score, grade and findings are
  *    final, so it can never change them;
@@ -58,8 +57,12 @@ export function runWebsiteAudit(deps: ServiceDeps): Handler {
     const rulebook = await activeRulebook(deps.db);
 
     const started = performance.now();
+    const at = now();
     using session = fetcher.startScan({ signal: req.signal });
-    const site = await scanSite(session, input.target_url).catch((error) => {
+    const site = await scanSite(session, input.target_url, {
+      rulebook: rulebook.compiled,
+      at,
+    }).catch((error) => {
       if (error instanceof ScanError) {
         deps.logger.log("info", "scan refused", {
           request_id: ctx.requestId,
@@ -70,8 +73,7 @@ export function runWebsiteAudit(deps: ServiceDeps): Handler {
       throw error;
     });
     session.close();
-    const report = reportSite(rulebook.compiled, site.pages, { at: now() });
-    const siteGrade = grade(report.score, { critical: report.critical.length });
+    const report = reportSite(rulebook.compiled, site.pages, { at });
 
     const advisory = deps.advisory === undefined ? [] : await deps.advisory(
       advisoryPages(site.pages),
@@ -83,7 +85,7 @@ export function runWebsiteAudit(deps: ServiceDeps): Handler {
       targetOrigin: target.url.origin,
       statusCode: site.pages[0].status,
       score: report.score,
-      grade: siteGrade,
+      grade: report.grade,
       criticalCount: report.critical.length,
       warningCount: report.warnings.length,
       passedCount: report.passed.length,
@@ -98,7 +100,7 @@ export function runWebsiteAudit(deps: ServiceDeps): Handler {
     return jsonResponse(
       {
         score: report.score,
-        grade: siteGrade,
+        grade: report.grade,
         critical: report.critical,
         warnings: report.warnings,
         passed: report.passed,

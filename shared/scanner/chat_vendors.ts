@@ -10,9 +10,10 @@ export interface ChatVendor {
 }
 
 /**
- * The chat widgets the scanner recognises (docs/scanner.md lists them). A
- * page with one of these has a chat endpoint, so it is scanned even when its
- * visible content is rendered by script.
+ * The chat widgets the scanner names for the advisory model (docs/scanner.md
+ * lists them). Only labels: whether a page is judged, and what a widget
+ * means for compliance, is the pinned rulebook's to decide (its chat-vendor
+ * concept), never this list's.
  */
 export const CHAT_VENDORS: readonly ChatVendor[] = [
   {

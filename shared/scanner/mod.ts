@@ -49,4 +49,4 @@ export {
   HTML_CONTENT_TYPES,
   ScanSession,
 } from "./scan_session.ts";
-export { parseTargetUrl, type ScanTarget, TARGET_URL_PATTERN } from "./target_url.ts";
+export { pageAddress, parseTargetUrl, type ScanTarget, TARGET_URL_PATTERN } from "./target_url.ts";

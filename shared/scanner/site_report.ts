@@ -1,3 +1,4 @@
+import { type Grade, gradeRisk } from "../contract/grade.ts";
 import type { ScanEvidence, ScanFinding } from "../contract/website_audit.ts";
 import {
   compareFindings,
@@ -9,6 +10,7 @@ import {
   type RuleOutcome,
   scoreRules,
 } from "../engine/mod.ts";
+import { pageAddress } from "./target_url.ts";
 
 /** The engine version a scan reports in `scan_meta.engine_version` (shared/engine/mod.ts). */
 export { ENGINE_VERSION } from "../engine/mod.ts";
@@ -28,10 +30,12 @@ export interface ReportPage {
   document: Document;
 }
 
-/** The findings of a site, scored. */
+/** The findings of a site, scored and graded. */
 export interface SiteReport {
   /** 0 to 100, 100 clean: 100 minus the engine's risk score of the triggered rules. */
   score: number;
+  /** The grade of the score, capped at D by a critical finding (shared/contract/grade.ts). */
+  grade: Grade;
   critical: ScanFinding[];
   warnings: ScanFinding[];
   passed: ScanFinding[];
@@ -46,15 +50,18 @@ type PageOutcome = { url: string; outcome: RuleOutcome };
  * (jurisdiction ALL, every industry) and joins the outcomes into one report:
  *
  * - a rule is **triggered** when it triggered on any page; its evidence comes
- *   from those pages, each item naming its page in `source_url`;
+ *   from those pages, each item naming its page in `source_url` by origin and
+ *   path (never the query or fragment, where a redirect may have put a
+ *   session id);
  * - a rule is **passed** when it passed on at least one page and triggered on
  *   none; a rule not applicable on every page is left out;
  * - as the engine does within a page, a triggered rule gives way to a
  *   triggered rule of higher precedence on the same concern found on another
  *   page (cross-state, then a specific statute, then a backstop), so one
  *   violation counts once, under the most specific citation;
- * - the score is 100 minus the engine's risk score of the triggered rules
- *   (the sum of their weights, at most 100).
+ * - the score and grade are `gradeRisk()`'s (shared/contract/grade.ts) for
+ *   the engine's risk score of the triggered rules (the sum of their
+ *   weights, at most 100) and the number of critical findings.
  */
 export function reportSite(
   compiled: CompiledRulebook,
@@ -95,23 +102,53 @@ export function reportSite(
       compareFindings(a.rule, b.rule)
     );
   const fired = rules(triggered.keys());
-  const score = 100 - scoreRules(fired.map((r) => r.rule)).risk_score;
   const finding = (rule: CompiledRule, from: PageOutcome[]) =>
     toFinding(
       rule,
       from.flatMap(({ url, outcome }) => outcome.evidence.map((e) => toEvidence(e, url))),
     );
+  const critical = fired.filter((r) => r.rule.severity === "critical").map((r) =>
+    finding(r, triggered.get(r.rule.rule_key) ?? [])
+  );
+  const { score, grade } = gradeRisk({
+    riskScore: scoreRules(fired.map((r) => r.rule)).risk_score,
+    critical: critical.length,
+  });
   return {
     score,
-    critical: fired.filter((r) => r.rule.severity === "critical").map((r) =>
-      finding(r, triggered.get(r.rule.rule_key) ?? [])
-    ),
+    grade,
+    critical,
     warnings: fired.filter((r) => r.rule.severity !== "critical").map((r) =>
       finding(r, triggered.get(r.rule.rule_key) ?? [])
     ),
     passed: rules(passed.keys()).map((r) => finding(r, passed.get(r.rule.rule_key) ?? [])),
     triggered: fired.map((r) => r.rule.rule_key),
   };
+}
+
+/**
+ * Whether the rulebook finds something to judge on a page: some website rule
+ * (jurisdiction ALL, every industry, as in {@linkcode reportSite}) applies
+ * and points at words of the page, i.e. its outcome is not `not_applicable`
+ * and carries evidence. A rule with no `applies` expression passes on any
+ * page, an empty one too, so "not every outcome is `not_applicable`" would
+ * judge every empty page; evidence is what shows that the rules saw
+ * something there (a chat widget's script, a form field, a claim).
+ */
+export function judgesPage(
+  compiled: CompiledRulebook,
+  document: Document,
+  options: { at?: Date } = {},
+): boolean {
+  const result = evaluate(compiled, {
+    document,
+    jurisdiction: WEBSITE_JURISDICTION,
+    surface: "website",
+    at: options.at,
+  });
+  return result.outcomes.some((outcome) =>
+    outcome.status !== "not_applicable" && outcome.evidence.length > 0
+  );
 }
 
 /** Precedence of a rule's layer for jurisdiction ALL, as in the evaluator: lower wins. */
@@ -159,5 +196,5 @@ export function evidenceType(evidence: Evidence): string {
 }
 
 function toEvidence(evidence: Evidence, url: string): ScanEvidence {
-  return { type: evidenceType(evidence), excerpt: evidence.excerpt, source_url: url };
+  return { type: evidenceType(evidence), excerpt: evidence.excerpt, source_url: pageAddress(url) };
 }

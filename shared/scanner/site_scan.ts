@@ -1,4 +1,4 @@
-import { type Document, type PageFacts, readHtml } from "../engine/mod.ts";
+import { type CompiledRulebook, type Document, type PageFacts, readHtml } from "../engine/mod.ts";
 import { type ChatWidget, detectChatWidgets } from "./chat_vendors.ts";
 import {
   type CompliancePageKind,
@@ -7,11 +7,13 @@ import {
 } from "./compliance_pages.ts";
 import { ScanError } from "./scan_error.ts";
 import type { FetchedPage, ScanSession } from "./scan_session.ts";
+import { judgesPage } from "./site_report.ts";
 
 /**
- * Fewer visible words than this, and no chat widget, is a page with no
- * readable content: a shell that script renders in the browser, or an empty
- * page. The scanner runs no script, so it has nothing to judge there.
+ * Fewer visible words than this is a page with no readable content: a shell
+ * that script renders in the browser, or an empty page. The scanner runs no
+ * script, so it judges such a page only when the rulebook finds something in
+ * it (a chat widget's script, say: {@linkcode judgesPage}).
  */
 export const MIN_READABLE_WORDS = 5;
 
@@ -31,6 +33,7 @@ export interface ScannedPage {
   status: number;
   document: Document;
   facts: PageFacts;
+  /** Chat widgets chat_vendors.ts recognises: labels for the advisory, never a gate. */
   chatWidgets: ChatWidget[];
   /** The body was longer than the page cap and only its head was read. */
   truncated: boolean;
@@ -48,6 +51,14 @@ export interface SiteScan {
 export interface ScanSiteOptions {
   /** Compliance pages read besides the target; default and at most MAX_COMPLIANCE_PAGES. */
   maxPages?: number;
+  /**
+   * The pinned rulebook the scan is judged by. A target without readable
+   * content is scanned only when this rulebook finds something to judge on
+   * it; without a rulebook, such a target is always refused.
+   */
+  rulebook?: CompiledRulebook;
+  /** The evaluation date of that judgement (statutes' effective dates); default now. */
+  at?: Date;
 }
 
 /**
@@ -58,15 +69,20 @@ export interface ScanSiteOptions {
  * 1. the target, which must answer 2xx with HTML (else the ScanError of its
  *    status: 403, 415 or 502; a 4xx or other non-2xx final answer is a 502
  *    `target_status`);
- * 2. a target with fewer than MIN_READABLE_WORDS visible words and no
- *    recognised chat widget is unsupported: 415 `no_readable_content`;
+ * 2. a target with fewer than MIN_READABLE_WORDS visible words on which
+ *    `options.rulebook` finds nothing to judge ({@linkcode judgesPage}: no
+ *    website rule applies with evidence, e.g. no chat widget any rule names)
+ *    is unsupported: 415 `no_readable_content`;
  * 3. up to `maxPages` same-origin compliance pages it links to (privacy,
  *    terms, accessibility, contact, chat), one after another, each read up
  *    to COMPLIANCE_PAGE_BYTES. One that is
  *    refused, disallowed, not HTML, not 2xx or unreachable is skipped; when
  *    the scan's time budget runs out, the pages read so far are kept.
  *
- * @throws {ScanError} for the target only.
+ * @throws {ScanError} for the target; and 502 `aborted` when the session's
+ *   signal (the caller's) aborts while any page is fetched, compliance pages
+ *   included, so that the handler does not report, advise on or store a
+ *   scan no one waits for.
  */
 export async function scanSite(
   session: ScanSession,
@@ -82,11 +98,15 @@ export async function scanSite(
     );
   }
   const target = readPage(fetched, "target");
-  if (target.chatWidgets.length === 0 && !hasReadableContent(target.document)) {
+  if (
+    !hasReadableContent(target.document) &&
+    !(options.rulebook !== undefined &&
+      judgesPage(options.rulebook, target.document, { at: options.at }))
+  ) {
     throw new ScanError(
       "unsupported_content_type",
       "no_readable_content",
-      "The page has no readable content and no chat widget: pages rendered by script are not supported",
+      "The page has no readable content and nothing the rules judge, such as a chat widget: pages rendered by script are not supported",
     );
   }
   const pages = [target];
@@ -102,8 +122,10 @@ export async function scanSite(
       pages.push(readPage(page, link.kind));
     } catch (error) {
       if (!(error instanceof ScanError) || error.kind === "internal") throw error;
+      // The caller gave up: no one waits for a report, so none is made (only the budget keeps pages).
+      if (error.reason === "aborted") throw error;
       skipped.push({ kind: link.kind, reason: error.reason });
-      if (error.reason === "scan_budget" || error.reason === "aborted") break;
+      if (error.reason === "scan_budget") break;
     }
   }
   return { pages, skipped };

@@ -85,6 +85,22 @@ export function redirectTarget(location: string, from: ScanTarget): ScanTarget {
   return { url, hostAsWritten };
 }
 
+/**
+ * A page's address as the scanner reports it outside itself (evidence
+ * `source_url`, the advisory model's input): origin and path, never the
+ * query or fragment. A query can carry what a redirect added (a session id,
+ * a token), which must not reach the caller's report or a third party.
+ *
+ * @example
+ * ```ts
+ * pageAddress("https://shop.test/account?sid=abc#top"); // "https://shop.test/account"
+ * ```
+ */
+export function pageAddress(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+}
+
 function badRequest(message: string): ScanError {
   return new ScanError("bad_request", "url", message);
 }

@@ -10,7 +10,7 @@ import {
 } from "../../shared/advisory/advisory.ts";
 import { advisoryPages, TARGET_TEXT_CHARS } from "../../shared/advisory/advisory_input.ts";
 import { WebsiteAuditResponse } from "../../shared/contract/website_audit.ts";
-import { readHtml } from "../../shared/engine/mod.ts";
+import { MAX_EXCERPT_CHARS, readHtml } from "../../shared/engine/mod.ts";
 import { runWebsiteAudit } from "../../shared/handlers/run_website_audit.ts";
 import { createLogger } from "../../shared/log/logger.ts";
 import type { ScannedPage } from "../../shared/scanner/site_scan.ts";
@@ -48,7 +48,10 @@ const item = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-async function ask(reply: (n: number) => ModelReply, options: { timeoutMs?: number } = {}) {
+async function ask(
+  reply: (n: number) => ModelReply,
+  options: { timeoutMs?: number; pages?: AdvisoryPage[] } = {},
+) {
   let n = 0;
   await using model = await startFakeModel(() => reply(n++));
   const log = logged();
@@ -59,7 +62,7 @@ async function ask(reply: (n: number) => ModelReply, options: { timeoutMs?: numb
     logger: log.logger,
     timeoutMs: options.timeoutMs,
   });
-  const items = await advisory([PAGE], { requestId: "req-1" });
+  const items = await advisory(options.pages ?? [PAGE], { requestId: "req-1" });
   return { items, requests: [...model.requests], log: log.lines };
 }
 
@@ -131,6 +134,60 @@ Deno.test("advisory keeps only evidence the page shows, drops items with links, 
     assert.equal(finding.statute_codes, null);
     assert.doesNotMatch(`${finding.title} ${finding.plain_english}`, /https?:|www\./);
   }
+});
+
+Deno.test("advisory finds an excerpt in either of two pages sent under one address", async () => {
+  // Sent by origin and path, `/?a=1` and `/?b=2` are both `/`.
+  const other = { ...PAGE, kind: "privacy", text: "We never sell your income details." };
+  const { items } = await ask(() => ({
+    content: JSON.stringify({
+      items: [item({
+        evidence: [
+          { excerpt: "Our AI assistant Sunny", source_url: PAGE.url },
+          { excerpt: "never sell your income details", source_url: PAGE.url },
+        ],
+      })],
+    }),
+  }), { pages: [PAGE, other] });
+  assert.deepEqual(items[0].evidence.map((e) => e.excerpt), [
+    "Our AI assistant Sunny",
+    "never sell your income details",
+  ]);
+});
+
+Deno.test("advisory cuts a long excerpt the page shows to the engine's MAX_EXCERPT_CHARS", async () => {
+  const passage = Array.from({ length: 40 }, (_, i) => `Clause ${i} of the loan terms applies.`)
+    .join(" ");
+  assert.ok(passage.length > 300);
+  const page = { ...PAGE, text: `${PAGE.text} ${passage}` };
+  const long = passage.slice(0, 240);
+  const { items } = await ask(() => ({
+    content: JSON.stringify({
+      items: [item({
+        evidence: [{ excerpt: long, source_url: PAGE.url }, {
+          excerpt: "Our AI assistant Sunny",
+          source_url: PAGE.url,
+        }],
+      })],
+    }),
+  }), { pages: [page] });
+  const [cut, short] = items[0].evidence;
+  assert.ok(long.length > MAX_EXCERPT_CHARS);
+  assert.equal(cut.excerpt.length, MAX_EXCERPT_CHARS);
+  assert.ok(cut.excerpt.endsWith("\u2026"));
+  assert.ok(long.startsWith(cut.excerpt.slice(0, -1)));
+  assert.equal(short.excerpt, "Our AI assistant Sunny");
+  // Words the page does not show are still dropped, however they are cut.
+  const { items: invented } = await ask(() => ({
+    content: JSON.stringify({
+      items: [
+        item({
+          evidence: [{ excerpt: `${long} and approval is guaranteed`, source_url: PAGE.url }],
+        }),
+      ],
+    }),
+  }), { pages: [page] });
+  assert.deepEqual(invented[0].evidence, []);
 });
 
 Deno.test("advisory is empty, never an error, when the model fails in any way; the key is never logged", async () => {
@@ -221,6 +278,30 @@ Deno.test("advisoryPages() sends visible text only, bounded, and the page facts"
   assert.doesNotMatch(sent.text, /SECRET|ALT TEXT|intercom/);
   assert.deepEqual(sent.form_fields, ["dob date Date of birth"]);
   assert.deepEqual(sent.chat_widgets, ["Intercom"]);
+});
+
+Deno.test("advisoryPages() sends each page's origin and path, never its query or fragment", () => {
+  const { document, page } = readHtml(
+    htmlPage("Account", "<p>Your orders and saved addresses.</p>"),
+  );
+  const scanned = (url: string, kind: ScannedPage["kind"]): ScannedPage => ({
+    kind,
+    url,
+    status: 200,
+    document,
+    facts: page,
+    chatWidgets: [],
+    truncated: false,
+  });
+  const sent = advisoryPages([
+    scanned("https://shop.example.test/account?sid=S3SS10N&token=t0k#orders", "target"),
+    scanned("https://shop.example.test/privacy?utm_source=mail", "privacy"),
+  ]);
+  assert.deepEqual(sent.map((p) => p.url), [
+    "https://shop.example.test/account",
+    "https://shop.example.test/privacy",
+  ]);
+  assert.doesNotMatch(JSON.stringify(sent), /S3SS10N|t0k|utm_source|orders"/);
 });
 
 Deno.test("runWebsiteAudit() with a model that obeys a prompt injection: its output stays data", async () => {

@@ -23,7 +23,11 @@ import {
   type ScanHarnessOptions,
   startScanHarness,
 } from "../support/scan_harness.ts";
-import { TEST_RULEBOOK_VERSION, testRulebookRow } from "../support/website_rulebook.ts";
+import {
+  TEST_RULEBOOK_VERSION,
+  TEST_WEBSITE_RULEBOOK,
+  testRulebookRow,
+} from "../support/website_rulebook.ts";
 import { COMPLIANCE_PAGES, HOME, htmlPage, WIDGET_SCRIPTS } from "../support/website_pages.ts";
 
 const SITE = "http://site.test";
@@ -137,6 +141,30 @@ Deno.test("runWebsiteAudit() scans the target and its compliance pages; evidence
   assert.equal(JSON.stringify(stored).includes(CLIENT), false, "the caller's IP is stored");
 });
 
+Deno.test("runWebsiteAudit() names evidence pages by origin and path, never a query a redirect added", async () => {
+  const home = htmlPage(
+    "Account",
+    `<h1>Your account</h1><p>Orders, returns and saved addresses in one place.</p>
+    <a href="/help/chat?session=S3SS10N-2">Chat with support</a>`,
+  );
+  await using s = await scanner({ pages: { "/account.html": home, ...COMPLIANCE_PAGES } });
+  const to = encodeURIComponent("/account.html?sid=S3SS10N-1#top");
+  const body = await ok(await s.scan(`${SITE}/redirect/to?location=${to}`));
+  // Both pages were read at their full URLs...
+  assert.deepEqual(s.h.site.requests.map((r) => r.path).slice(-2), [
+    "/account.html?sid=S3SS10N-1",
+    "/help/chat?session=S3SS10N-2",
+  ]);
+  // ...and the report names them without the query.
+  assert.deepEqual(keys(body.critical), ["t_chat_widget_undisclosed"]);
+  const sources = [...body.critical, ...body.warnings, ...body.passed].flatMap((f) =>
+    f.evidence.map((e) => e.source_url)
+  );
+  assert.ok(sources.includes(`${SITE}/help/chat`), sources.join(" "));
+  assert.ok(sources.every((url) => url === `${SITE}/help/chat` || url === `${SITE}/account.html`));
+  assert.doesNotMatch(JSON.stringify(body), /S3SS10N/);
+});
+
 Deno.test("runWebsiteAudit() passes a chat widget that a visible AI disclosure introduces", async () => {
   const page = htmlPage(
     "Support",
@@ -208,6 +236,38 @@ Deno.test("runWebsiteAudit() scans a script-rendered page that has a chat widget
   assert.match(await refused(await s.scan(`${SITE}/script-only.html`), 415), /no readable content/);
 });
 
+Deno.test("runWebsiteAudit() lets the pinned rulebook, not a vendor list, decide whether a script-rendered page is judged", async () => {
+  const shell = (extra: string) =>
+    `<!doctype html><html><head><title>App</title></head><body><div id="root"></div><script src="/app.js"></script>${extra}</body></html>`;
+  const gorgias = `<script src="https://config.gorgias.chat/bundle-loader/01GYCC"></script>`;
+  // Olark is in chat_vendors.ts, but its inline snippet is nothing the rules can see.
+  const olark = `<script>olark.identify('1-2-3');</script>`;
+  await using s = await scanner({
+    pages: { "/gorgias.html": shell(gorgias), "/olark.html": shell(olark) },
+  });
+  // The test rulebook's chat_vendor concept does not name Gorgias: nothing to judge.
+  assert.match(await refused(await s.scan(`${SITE}/gorgias.html`), 415), /no readable content/);
+  assert.match(await refused(await s.scan(`${SITE}/olark.html`), 415), /no readable content/);
+
+  // The same page under a rulebook that names it is judged, by that rulebook.
+  const version = TEST_RULEBOOK_VERSION + 1;
+  const chatVendor = TEST_WEBSITE_RULEBOOK.concepts.chat_vendor;
+  assert.ok("terms" in chatVendor);
+  s.deps.db.activeVersion = version;
+  s.deps.db.answers.set("rulebook_get", {
+    ...testRulebookRow(),
+    version,
+    concepts: {
+      ...TEST_WEBSITE_RULEBOOK.concepts,
+      chat_vendor: { ...chatVendor, terms: [...chatVendor.terms, "gorgias"] },
+    },
+  });
+  const body = await ok(await s.scan(`${SITE}/gorgias.html`));
+  assert.deepEqual(keys(body.critical), ["t_chat_widget_undisclosed"]);
+  assert.match(body.critical[0].evidence[0].excerpt, /gorgias/);
+  assert.equal(s.deps.db.websiteScans.at(-1)?.p_rulebook_version, version);
+});
+
 Deno.test("runWebsiteAudit() scans the head of an oversized page (the body cap truncates, 2 MiB)", async () => {
   const words = "Handmade oak chairs and tables for every room of your home. ";
   const big = htmlPage(
@@ -235,6 +295,45 @@ Deno.test("runWebsiteAudit() reads at most 512 KiB of each compliance page", asy
   assert.deepEqual(keys((await ok(await within.scan(`${SITE}/`))).critical), [
     "t_chat_widget_undisclosed",
   ]);
+});
+
+Deno.test("runWebsiteAudit() stops when the client aborts during the compliance pages: no model call, no row", async () => {
+  const home = htmlPage(
+    "Shop",
+    `<h1>Handmade oak chairs</h1><p>Every chair is made to order in Maine.</p>
+    <a href="/slow/headers">Privacy policy</a> <a href="/help/chat">Chat</a>`,
+  );
+  let advised = 0;
+  const advisory: Advisory = () => {
+    advised += 1;
+    return Promise.resolve([]);
+  };
+  await using s = await scanner({
+    slowMs: 3_000,
+    pages: { "/home.html": home, ...COMPLIANCE_PAGES },
+  }, {
+    advisory,
+  });
+  const client = new AbortController();
+  const request = new Request(
+    jsonRequest("runWebsiteAudit", { target_url: `${SITE}/home.html` }),
+    { signal: client.signal },
+  );
+  const timer = setTimeout(() => client.abort(), 300);
+  try {
+    const response = await runWebsiteAudit(s.deps)(request, from(CLIENT));
+    await response.body?.cancel();
+    assert.equal(response.status, 502);
+  } finally {
+    clearTimeout(timer);
+  }
+  assert.equal(advised, 0, "the model was asked about an abandoned scan");
+  assert.deepEqual(s.deps.db.websiteScans, []);
+  assert.equal(s.h.site.requests.some((r) => r.path === "/help/chat"), false);
+  assert.deepEqual(
+    s.deps.logs.filter((line) => line.msg === "scan refused").map((line) => line.reason),
+    ["aborted"],
+  );
 });
 
 Deno.test("runWebsiteAudit() answers 400 for a bad request, before counting or fetching anything", async () => {
@@ -434,6 +533,63 @@ Deno.test("runWebsiteAudit() never connects to loopback when DNS rebinds between
   assert.match(message, /loopback/);
   assert.ok(s.h.connect.calls.length >= 1, "the first, public answer was used");
   assert.ok(s.h.connect.calls.every((call) => call.address === PUBLIC_V4));
+});
+
+Deno.test("runWebsiteAudit() logs no target host, path or query and no client IP, scanned or refused", async () => {
+  const host = "quiet-shop-5d1.test";
+  const query = "sid=Q-9c1e";
+  await using s = await scanner({
+    robots: { status: 200, body: "User-agent: *\nDisallow: /private/\n" },
+    pages: { "/catalogue-7f3.html": HOME, ...COMPLIANCE_PAGES },
+  }, { names: { [host]: [PUBLIC_V4], "inside-2b8.test": ["10.1.2.3"] } });
+  const client = "203.0.113.77";
+  const v6Client = "2001:db8:77:1::42";
+
+  await ok(await s.scan(`http://${host}/catalogue-7f3.html?${query}`, { ip: client }));
+  await refused(
+    await s.scan(`http://${host}/private/staff-4e2.html?${query}`, { ip: client }),
+    403,
+  );
+  await refused(await s.scan(`http://inside-2b8.test/admin-8a6?${query}`, { ip: v6Client }), 403);
+  await refused(await s.scan(`http://${host}/not-found?${query}`, { ip: client }), 502);
+  await refused(await s.scan(`http://${host}/doc.pdf?${query}`, { ip: client }), 415);
+
+  // The lines were written, and say what happened...
+  const lines = (msg: string, field: string) =>
+    s.deps.logs.filter((line) => line.msg === msg).map((line) => line[field]);
+  assert.deepEqual(lines("request", "status"), [200, 403, 403, 502, 415]);
+  assert.deepEqual(lines("scan refused", "reason"), [
+    "robots_disallowed",
+    "private_address",
+    "target_status",
+    "content_type",
+  ]);
+  // ...without naming what was scanned or who asked.
+  const text = s.deps.logText.join("\n");
+  for (
+    const secret of [
+      host,
+      "quiet-shop",
+      "inside-2b8",
+      "catalogue-7f3",
+      "staff-4e2",
+      "admin-8a6",
+      "/private/",
+      "/not-found",
+      "doc.pdf",
+      "help/chat",
+      "privacy-policy",
+      "Q-9c1e",
+      "sid=",
+      client,
+      "203.0.113",
+      "2001:db8:77",
+      "10.1.2.3",
+      PUBLIC_V4,
+    ]
+  ) {
+    assert.equal(text.includes(secret), false, `a log line names ${secret}:\n${text}`);
+  }
 });
 
 Deno.test("runWebsiteAudit() answers the CORS preflight for browsers, from configured origins only", async () => {

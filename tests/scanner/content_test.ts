@@ -1,7 +1,8 @@
-/** What a fetched page looks like, content types, status classes and charsets. */
+/** What a fetched page looks like, content types, status classes and charsets, and what a scan makes of it. */
 import assert from "node:assert/strict";
 import { decodeBody } from "../../shared/scanner/body_text.ts";
 import { asScanError, ScanError } from "../../shared/scanner/scan_error.ts";
+import { hasReadableContent, scanSite } from "../../shared/scanner/site_scan.ts";
 import { FIXTURE_PATHS, PAGE_TEXT } from "../support/fixture_site.ts";
 import { scanFailure, startScanHarness } from "../support/scan_harness.ts";
 
@@ -28,15 +29,22 @@ Deno.test("fetchPage() returns the final URL, status, headers, decoded body, red
   assert.ok(page.durationMs >= page.hops[0].durationMs + page.hops[1].durationMs);
 });
 
-Deno.test("fetchPage() serves the fixture's chat and script-only pages as they are", async () => {
+Deno.test("scanSite() reads the fixture's chat pages as readable content and refuses its script-only page (415)", async () => {
   await using h = await startScanHarness();
+  for (const path of [FIXTURE_PATHS.chatDisclosed, FIXTURE_PATHS.chatUndisclosed]) {
+    using scan = h.fetcher.startScan();
+    const site = await scanSite(scan, `${SITE}${path}`);
+    assert.deepEqual(site.pages.map((p) => [p.kind, p.url, p.status]), [
+      ["target", `${SITE}${path}`, 200],
+    ]);
+    assert.equal(hasReadableContent(site.pages[0].document), true, path);
+    // `/chat.js` is the site's own script, no vendor's.
+    assert.deepEqual(site.pages[0].chatWidgets, [], path);
+  }
   using scan = h.fetcher.startScan();
-  const disclosed = await scan.fetchPage(`${SITE}${FIXTURE_PATHS.chatDisclosed}`);
-  assert.match(disclosed.body, /chatting with an AI assistant/);
-  const undisclosed = await scan.fetchPage(`${SITE}${FIXTURE_PATHS.chatUndisclosed}`);
-  assert.doesNotMatch(undisclosed.body, /\bAI\b/);
-  const scriptOnly = await scan.fetchPage(`${SITE}${FIXTURE_PATHS.scriptOnly}`);
-  assert.match(scriptOnly.body, /<body><div id=root><\/div><script src=app\.js><\/script><\/body>/);
+  const error = await scanFailure(scanSite(scan, `${SITE}${FIXTURE_PATHS.scriptOnly}`));
+  assert.equal(error.status, 415);
+  assert.equal(error.reason, "no_readable_content");
 });
 
 Deno.test("fetchPage() accepts text/html and application/xhtml+xml only (415 otherwise)", async () => {

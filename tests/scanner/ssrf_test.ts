@@ -296,16 +296,22 @@ Deno.test("fetchPage() refuses a malformed target_url with 400 before anything e
   assertNothingConnected(h);
 });
 
-Deno.test("the default resolver is never consulted for IP literals", async () => {
+Deno.test("the resolver is never consulted for IP literals", async () => {
+  const resolve = fakeResolver({});
   const connect = routingConnector({});
-  const fetcher = createSafeFetcher({
-    resolve: fakeResolver({}),
-    connect,
-  });
+  const fetcher = createSafeFetcher({ resolve, connect });
   using scan = fetcher.startScan();
   await assertRefused(scan.fetchPage("http://10.0.0.1/"), {
     status: 403,
     reason: "private_address",
   });
-  assert.deepEqual(connect.calls, []);
+  await assertRefused(scan.fetchPage("http://[::1]/"), {
+    status: 403,
+    reason: "loopback_address",
+  });
+  assert.equal(connect.calls.length, 0, "a refused literal was connected to");
+  // A public literal is connected to as written (the connector refuses it: 502), never looked up.
+  await assertRefused(scan.fetchPage(`http://${PUBLIC_V4}/`), { status: 502, reason: "connect" });
+  assert.deepEqual(connect.calls.map((call) => call.address), [PUBLIC_V4]);
+  assert.deepEqual(resolve.lookups, []);
 });

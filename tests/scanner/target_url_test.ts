@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ScanError } from "../../shared/scanner/scan_error.ts";
-import { parseTargetUrl, redirectTarget } from "../../shared/scanner/target_url.ts";
+import { pageAddress, parseTargetUrl, redirectTarget } from "../../shared/scanner/target_url.ts";
 
 function assertBadRequest(input: string, message: RegExp) {
   assert.throws(() => parseTargetUrl(input), (error) => {
@@ -164,4 +164,13 @@ Deno.test("redirectTarget() treats an unparsable location as a broken target (50
     assert.equal(error.status, 502);
     return true;
   });
+});
+
+Deno.test("pageAddress() keeps origin and path, never the query or fragment", () => {
+  assert.equal(
+    pageAddress("https://shop.test/account/orders?sid=abc&t=1#top"),
+    "https://shop.test/account/orders",
+  );
+  assert.equal(pageAddress("http://127.0.0.1:8080/?x=1"), "http://127.0.0.1:8080/");
+  assert.equal(pageAddress("https://shop.test"), "https://shop.test/");
 });
