@@ -12,7 +12,6 @@
  *
  * @module
  */
-import { grade } from "../shared/contract/grade.ts";
 import { compileRulebook, loadSeedRulebook } from "../shared/engine/mod.ts";
 import { parseAllowedTargets } from "../shared/scanner/allowed_targets.ts";
 import { createSafeFetcher } from "../shared/scanner/safe_fetcher.ts";
@@ -101,11 +100,11 @@ async function rawFetchAndRead(): Promise<number> {
 
 async function scan(peak?: MemoryPeak): Promise<number> {
   using session = fetcher.startScan();
-  const site = await scanSite(session, url);
+  const site = await scanSite(session, url, { rulebook: compiled });
   peak?.mark();
   const report = reportSite(compiled, site.pages);
   peak?.mark();
-  return grade(report.score, { critical: report.critical.length }).length;
+  return report.grade.length;
 }
 
 let sink = 0;

@@ -7,6 +7,7 @@ import {
   type Document,
   evaluate,
   type Evidence,
+  layerPrecedence,
   type RuleOutcome,
   scoreRules,
 } from "../engine/mod.ts";
@@ -152,7 +153,8 @@ export function judgesPage(
 }
 
 /** Precedence of a rule's layer for jurisdiction ALL, as in the evaluator: lower wins. */
-const LAYER_LEVEL = { cross_state: 0, specific: 1, backstop: 2 } as const;
+/** Pages are evaluated under jurisdiction ALL, so layers rank as the engine ranks them there. */
+const LAYER_LEVEL = layerPrecedence(WEBSITE_JURISDICTION);
 
 /** Triggered rules that give way to a triggered rule of higher precedence on their concern. */
 function givenWay(keys: string[], byKey: Map<string, CompiledRule>): string[] {
