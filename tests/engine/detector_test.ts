@@ -453,3 +453,9 @@ Deno.test("the same atom in many rules is compiled once", () => {
   assert.equal(compiled.slots, 2, "one slot per distinct atom");
   assert.equal(status(compiled, "I am not a bot.", "s"), "triggered");
 });
+
+Deno.test("quoted: text between double quotes, and an inch mark is not a quote", () => {
+  const unquoted = book([rule("r", { violation: { has: { concept: "ai", quoted: false } } })]);
+  assert.equal(status(unquoted, 'The article says "I am a bot" often.'), "passed");
+  assert.equal(status(unquoted, 'Our 27" monitor is here. Chat with our bot.'), "triggered");
+});

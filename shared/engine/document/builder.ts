@@ -659,10 +659,13 @@ export class DocumentBuilder {
         this.#pending = 3;
         this.#pendingQuestion = true;
         break;
-      case 34: // "
+      case 34: { // "
         this.#settle(false);
-        this.#quoted = !this.#quoted;
+        // After a digit it is an inch mark (a 27" monitor), not a quotation.
+        const before = from > 0 ? text.charCodeAt(from - 1) : 0;
+        if (!(before >= 48 && before <= 57)) this.#quoted = !this.#quoted;
         break;
+      }
       case 44: // ,
       case 59: // ;
       case 58: // :
