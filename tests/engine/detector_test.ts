@@ -459,3 +459,39 @@ Deno.test("quoted: text between double quotes, and an inch mark is not a quote",
   assert.equal(status(unquoted, 'The article says "I am a bot" often.'), "passed");
   assert.equal(status(unquoted, 'Our 27" monitor is here. Chat with our bot.'), "triggered");
 });
+
+Deno.test("dialogue: reply.has, the last bot turn, the end, and 'within: turn'", () => {
+  const transcript = (...texts: [string, string][]) =>
+    texts.map(([sender, text]) => ({ sender: sender as "bot" | "user", text }));
+  const replyHas = book([
+    rule("r", {
+      violation: { reply: { to: { concept: "asks", speaker: "user" }, has: { has: "human" } } },
+    }),
+  ]);
+  const ask = (answer: string) =>
+    outcome(replyHas, {
+      messages: transcript(["user", "are you a bot?"], ["bot", answer]),
+      surface: "transcript",
+    }).status;
+  assert.equal(ask("I'm a real person."), "triggered");
+  assert.equal(ask("I'm an AI."), "passed");
+
+  const lastTurn = book([rule("r", { violation: { in: "last_bot_turn", test: { has: "ai" } } })]);
+  const closing = (last: string) =>
+    outcome(lastTurn, {
+      messages: transcript(["bot", "I'm a bot."], ["user", "ok"], ["bot", last]),
+      surface: "transcript",
+    }).status;
+  assert.equal(closing("Bye from your bot."), "triggered");
+  assert.equal(closing("Bye!"), "passed", "the first turn's words are not the last turn's");
+
+  const end = book([rule("r", { violation: { in: "end", test: { has: "ai" } } })]);
+  assert.equal(status(end, `A bot. ${"Plain words here. ".repeat(60)}`), "passed");
+  assert.equal(status(end, `${"Plain words here. ".repeat(60)}Sent by a bot.`), "triggered");
+
+  const sameTurn = book([rule("r", { violation: { near: ["self", "ai"], within: "turn" } })]);
+  const turns = (...texts: [string, string][]) =>
+    outcome(sameTurn, { messages: transcript(...texts), surface: "transcript" }).status;
+  assert.equal(turns(["bot", "This is Sam. Long day? Our bot can help."]), "triggered");
+  assert.equal(turns(["bot", "This is Sam."], ["bot", "A bot can help."]), "passed");
+});
