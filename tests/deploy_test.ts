@@ -9,6 +9,8 @@
  */
 import assert from "node:assert/strict";
 import { seedRulebooks } from "../shared/admin/first_start.ts";
+import { EnvSchema } from "../shared/config.ts";
+import { McpConfig } from "../scripts/mcp.ts";
 import { AuditResponse } from "../shared/contract/audit.ts";
 import { clearRulebookCache } from "../shared/engine/rulebook_cache.ts";
 import { NEWEST_SEED_VERSION, SEED_VERSIONS } from "../shared/engine/seed_rulebook.ts";
@@ -119,6 +121,21 @@ Deno.test("config.toml points each function at an entrypoint and import map that
     }
   }
   assert.match(toml, /^\[db\.seed\]\nenabled = true\nsql_paths = \["\.\/seed\.sql"\]$/m);
+});
+
+Deno.test("the README's Deploy to Supabase section places every variable, and sets none starting with SUPABASE_", async () => {
+  const readme = await Deno.readTextFile(new URL("README.md", root));
+  const section = readme.split("\n## Deploy to Supabase\n")[1]?.split("\n## ")[0] ?? "";
+  assert.ok(section.includes("supabase db push"), "no db push");
+  assert.ok(section.includes("supabase functions deploy"), "no functions deploy");
+  const names = [...Object.keys(EnvSchema.shape), ...Object.keys(McpConfig.shape)];
+  assert.ok(names.length > 20);
+  for (const name of names) assert.ok(section.includes(`\`${name}\``), `the section lacks ${name}`);
+  // Continued lines joined: each `supabase secrets set` command, whole.
+  const commands = section.replaceAll("\\\n", " ").split("\n")
+    .filter((line) => line.includes("supabase secrets set"));
+  assert.ok(commands.length >= 2);
+  for (const command of commands) assert.doesNotMatch(command, /\bSUPABASE_\w*=/, command);
 });
 
 Deno.test("migrations are named <14-digit timestamp>_<name>.sql with distinct timestamps", async () => {
