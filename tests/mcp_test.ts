@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { loadConfig } from "../shared/config.ts";
 import { VerifyResponse } from "../shared/contract/account.ts";
@@ -19,6 +20,7 @@ import {
   WebsiteAuditResponse,
 } from "../shared/contract/website_audit.ts";
 import { createSafeFetcher } from "../shared/scanner/safe_fetcher.ts";
+import { createMcpServer, McpConfig } from "../scripts/mcp.ts";
 import { dbTargets } from "./support/db.ts";
 import { startFixtureSite } from "./support/fixture_site.ts";
 import { startService } from "./support/service.ts";
@@ -217,5 +219,66 @@ Deno.test(`MCP server [${target.name}] answers a refused key, a missing key and 
   } finally {
     await Promise.all([wrong.close(), unreachable.close(), keyless.close()]);
     await service.close();
+  }
+});
+
+Deno.test("MCP server redacts the key from whatever the service answers, and says so when it answers no JSON", async () => {
+  const key = `cas_live_${"Ab1".repeat(14)}y`;
+  // A misbehaving service on loopback: echoes the key it was sent, or answers HTML.
+  const echo = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
+    const sent = request.headers.get("x-api-key") ?? "";
+    const path = new URL(request.url).pathname;
+    if (path.endsWith("/agentSubscribe")) {
+      return Response.json({ valid: true, echoed: sent }, { status: 200 });
+    }
+    if (path.endsWith("/complianceAudit")) {
+      return Response.json({ error: { code: "invalid_api_key", message: `bad ${sent}` } }, {
+        status: 401,
+      });
+    }
+    return new Response("<html>gateway</html>", { status: 404 });
+  });
+  const lines: string[] = [];
+  const server = createMcpServer({
+    config: McpConfig.parse({
+      COMPLIANCE_API_BASE_URL: `http://127.0.0.1:${echo.addr.port}/functions`,
+      COMPLIANCE_API_KEY: key,
+    }),
+    log: (line) => lines.push(line),
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "mcp-test", version: "1.0.0" });
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  try {
+    const refused = failure(
+      await client.callTool({
+        name: "audit_content",
+        arguments: { content: "x" },
+      }) as CallToolResult,
+    );
+    assert.equal(refused.status, 401);
+    assert.deepEqual(refused.body, {
+      error: { code: "invalid_api_key", message: "bad [redacted]" },
+    });
+    const html = failure(
+      await client.callTool({
+        name: "scan_website",
+        arguments: { target_url: "x" },
+      }) as CallToolResult,
+    );
+    assert.deepEqual(html, {
+      operation: "runWebsiteAudit",
+      status: 404,
+      error: "The service answered without JSON",
+    });
+    // verify_account declares an output schema; an answer that breaks it is refused by the client.
+    await client.listTools();
+    await assert.rejects(client.callTool({ name: "verify_account", arguments: {} }));
+    assert.ok(!lines.join("\n").includes(key));
+  } finally {
+    await client.close();
+    await server.close();
+    await echo.shutdown();
   }
 });
