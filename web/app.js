@@ -59,7 +59,10 @@ export function targetFromInput(text) {
   if (value === "") {
     throw new Error("Enter the address of a website, such as https://www.example.com/.");
   }
-  const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(value) ? value : `https://${value}`;
+  // "example.com:8080/x" has no scheme; "mailto:", "javascript:" and the like are not web pages.
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ||
+    /^(about|blob|data|file|javascript|mailto|tel|vbscript):/i.test(value);
+  const withScheme = hasScheme ? value : `https://${value}`;
   if (!/^https?:\/\//i.test(withScheme)) {
     throw new Error("Only web addresses that start with http:// or https:// can be scanned.");
   }
@@ -207,6 +210,11 @@ function renderResults(target, body) {
   renderGroup("critical", body.critical);
   renderGroup("warnings", body.warnings);
   renderGroup("passed", body.passed);
+  $("passed-details").hidden = body.passed.length === 0;
+  $("passed-details").open = false;
+  $("passed-summary").textContent = `Show the ${
+    plural(body.passed.length, "check", "checks")
+  } your pages passed`;
   $("advisory-list").replaceChildren(...body.advisory.map((item) => {
     const node = renderFinding(item);
     const kind = item.severity === "passed" ? "Done well" : "Worth a look";
