@@ -169,6 +169,7 @@ Deno.test({
     "robots, policy, 400, 415 and 502 messages; axe-core; keyboard and phone width",
   ignore: !state.run,
 }, async (t) => {
+  await using browser = await launch();
   await using site = await startFixtureSite({
     robots: "disallow-private",
     pages: { "/home.html": HOME, ...COMPLIANCE_PAGES },
@@ -189,7 +190,6 @@ Deno.test({
     advisory: createAdvisory({ url: model.url, model: "fake", logger }),
     limits: { scanPerMinute: 100 },
   });
-  await using browser = await launch();
   try {
     const page = await browser.newPage();
     const consoleErrors: string[] = [];
