@@ -36,6 +36,7 @@ declare const document: any;
 /** Debian's `chromium` package. */
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = new URL("../../.artifacts/web/", import.meta.url);
+const WEB = new URL("../../web/", import.meta.url);
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 375, height: 740 };
 /** Generous: a scan of the fixture site takes well under a second, the machine may be loaded. */
@@ -120,6 +121,14 @@ function serviceFor(
   });
 }
 
+/** How many scans the service has stored. */
+async function storedScans(service: TestService): Promise<number> {
+  const [{ n }] = await service.query<{ n: number }>(
+    "select count(*)::int as n from public.website_scans",
+  );
+  return Number(n);
+}
+
 const pageUrl = (service: TestService) => service.baseUrl.replace(/\/functions$/, "/");
 
 /** Types `target` into the form, submits it, and waits for results or a problem. */
@@ -170,8 +179,8 @@ async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 Deno.test({
-  name: "landing page in Chromium: scan the fixture site, see grade, findings and the advisory; " +
-    "robots, policy, 400, 415 and 502 messages; axe-core; keyboard and phone width",
+  name: "landing page in Chromium: fixture scan, grouped findings, advisory apart, every " +
+    "refusal's message, progress, keyboard, phone width, axe-core, another static host",
   ignore: !state.run,
 }, async (t) => {
   await using browser = await launch();
@@ -381,6 +390,45 @@ Deno.test({
         assert.deepEqual(serious, []);
         await screenshot(page, "landing-phone-results.png");
         await page.setViewportSize(DESKTOP);
+      },
+    );
+
+    await t.step(
+      "from another static host, api-base-url points the page at the API's base URL (CORS)",
+      async () => {
+        // What the README tells an operator: set api-base-url, and for an http: API on another
+        // origin add that origin to the page's connect-src. The host is a bare file server.
+        const apiOrigin = new URL(service.baseUrl).origin;
+        const original = await Deno.readTextFile(new URL("index.html", WEB));
+        const html = original
+          .replace(
+            '<meta name="api-base-url" content="/functions">',
+            `<meta name="api-base-url" content="${service.baseUrl}">`,
+          )
+          .replace("connect-src 'self' https:", `connect-src 'self' https: ${apiOrigin}`);
+        assert.equal(html.includes(service.baseUrl) && html.includes(`https: ${apiOrigin}`), true);
+        const files: Record<string, [string, string]> = {
+          "/": [html, "text/html; charset=utf-8"],
+          "/style.css": [await Deno.readTextFile(new URL("style.css", WEB)), "text/css"],
+          "/app.js": [await Deno.readTextFile(new URL("app.js", WEB)), "text/javascript"],
+        };
+        const host = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+          const file = files[new URL(req.url).pathname];
+          return file === undefined
+            ? new Response("not found", { status: 404 })
+            : new Response(file[0], { headers: { "content-type": file[1] } });
+        });
+        try {
+          const before = await storedScans(service);
+          const other = await browser.newPage();
+          await other.goto(`http://127.0.0.1:${host.addr.port}/`);
+          assert.equal(await submit(other, site.url("/home.html")), "results");
+          assert.match(await other.textContent("#grade") ?? "", /^[A-F]$/);
+          assert.equal(await storedScans(service), before + 1, "the scan did not reach the API");
+          await other.close();
+        } finally {
+          await host.shutdown();
+        }
       },
     );
 
