@@ -49,6 +49,10 @@ import { startScanHarness } from "./support/scan_harness.ts";
 import { startService, type StartServiceOptions, type TestService } from "./support/service.ts";
 import { COMPLIANCE_PAGES, HOME } from "./support/website_pages.ts";
 
+/** Shaped like an API key and a webhook credential, and neither. */
+const WRONG_KEY = "cas_live_wrongwrongwrongwrongwrongwrongwrongwro";
+const WRONG_CREDENTIAL = "cas_whk_wrongwrongwrongwrongwrongwrongwrongwron";
+
 const RUNS = Number(Deno.env.get("FUZZ_RUNS") || 2000);
 const SEED = fuzzSeed();
 
@@ -165,14 +169,36 @@ function commonChecks(
   }
 }
 
+/** What an operation's fuzz sends: valid bodies, headers, and what counts as its credential. */
+interface Fixture {
+  valid: fc.Arbitrary<JsonObject>;
+  headers: fc.Arbitrary<Record<string, string>>;
+  /** The valid credential, wherever the operation accepts it; none for runWebsiteAudit. */
+  credential?: string;
+  /** The body field that may carry the credential (agentSubscribe's `api_key`). */
+  bodyField?: string;
+}
+
 interface FuzzOptions {
   target: DbTarget;
-  service?: StartServiceOptions;
-  /** Sets up accounts etc.; returns the headers to send and per-case data. */
-  prepare(service: TestService): Promise<{ headers: () => fc.Arbitrary<Record<string, string>> }>;
-  valid: (service: TestService) => fc.Arbitrary<JsonObject>;
-  check(exchange: Exchange, service: TestService): void;
   name: string;
+  service?: StartServiceOptions;
+  /** Sets up accounts and credentials on the fresh service. */
+  prepare(service: TestService): Promise<Fixture>;
+  check(exchange: Exchange): void;
+}
+
+/** Whether a request carried the valid credential, in a header or in the body field. */
+function carries(fixture: Fixture, headers: Record<string, string>, body: Uint8Array): boolean {
+  if (fixture.credential === undefined) return false;
+  if (Object.values(headers).includes(fixture.credential)) return true;
+  if (fixture.bodyField === undefined || Object.keys(headers).length > 0) return false;
+  try {
+    const parsed = JSON.parse(new TextDecoder().decode(body));
+    return parsed?.[fixture.bodyField] === fixture.credential;
+  } catch {
+    return false;
+  }
 }
 
 /** Runs RUNS hostile requests against one operation of a fresh service. */
@@ -183,15 +209,15 @@ async function fuzz(options: FuzzOptions): Promise<void> {
     limits: { ...NO_LIMITS, ...options.service?.limits },
   });
   try {
-    const { headers } = await options.prepare(service);
+    const fixture = await options.prepare(service);
     const kinds = new Map<string, number>();
     const statuses = new Map<number, number>();
     // Runs are sequential: one case's counts after are the next one's before.
     let last = await counts(service);
     await fc.assert(
       fc.asyncProperty(
-        hostileRequests(options.valid(service)),
-        headers(),
+        hostileRequests(fixture.valid),
+        fixture.headers,
         async (sent, extraHeaders) => {
           const before = last;
           const response = await fetch(`${service.baseUrl}/${options.name}`, {
@@ -206,8 +232,7 @@ async function fuzz(options: FuzzOptions): Promise<void> {
           last = await counts(service);
           const exchange: Exchange = {
             sent,
-            credentialed: Object.keys(extraHeaders).length > 0 &&
-              !Object.values(extraHeaders).some((v) => v.startsWith("wrong")),
+            credentialed: carries(fixture, extraHeaders, sent.body),
             status: response.status,
             headers: response.headers,
             text,
@@ -215,7 +240,14 @@ async function fuzz(options: FuzzOptions): Promise<void> {
           };
           kinds.set(sent.kind, (kinds.get(sent.kind) ?? 0) + 1);
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-          options.check(exchange, service);
+          if (fixture.credential !== undefined && !exchange.credentialed) {
+            assert.notEqual(
+              exchange.status,
+              200,
+              `accepted without its credential: ${label(exchange)}`,
+            );
+          }
+          options.check(exchange);
         },
       ),
       { numRuns: runs(options.target), seed: SEED, endOnFailure: true },
@@ -264,6 +296,24 @@ const validAudit = fc.record(
   { requiredKeys: ["content", "jurisdiction"] },
 ) as fc.Arbitrary<JsonObject>;
 
+const validTranscript = fc.record({
+  source: fc.constantFrom("intercom", "zapier", "  hubspot  "),
+  channel: fc.constantFrom("web", "sms", ""),
+  conversation_id: fc.string({ maxLength: 20 }),
+  messages: fc.array(
+    fc.record({
+      sender: fc.constantFrom("bot", "user", " Bot ", "USER"),
+      text: fc.string({ minLength: 1, maxLength: 120 }).filter((s) => s.trim() !== ""),
+      timestamp: fc.date({
+        min: new Date("2000-01-01T00:00:00Z"),
+        max: new Date("2100-01-01T00:00:00Z"),
+        noInvalidDate: true,
+      }).map((d) => d.toISOString()),
+    }, { requiredKeys: ["sender", "text"] }),
+    { minLength: 1, maxLength: 4 },
+  ),
+}, { requiredKeys: ["source", "messages"] }) as fc.Arbitrary<JsonObject>;
+
 /** A valid audit body: the request was well-formed and should have been accepted. */
 function isValid(exchange: Exchange): boolean {
   return exchange.sent.kind === "valid";
@@ -277,15 +327,15 @@ for (const target of dbTargets()) {
       async prepare(service) {
         const { apiKey } = await service.account({ plan: "enterprise" });
         return {
-          headers: () =>
-            fc.oneof(
-              { arbitrary: fc.constant({ "x-api-key": apiKey }), weight: 9 },
-              { arbitrary: fc.constant({ "x-api-key": "wrong_cas_live_x" }), weight: 1 },
-              { arbitrary: fc.constant({}), weight: 1 },
-            ),
+          valid: validAudit,
+          credential: apiKey,
+          headers: fc.oneof(
+            { arbitrary: fc.constant({ "x-api-key": apiKey }), weight: 9 },
+            { arbitrary: fc.constant({ "x-api-key": WRONG_KEY }), weight: 1 },
+            { arbitrary: fc.constant({}), weight: 1 },
+          ),
         };
       },
-      valid: () => validAudit,
       check(exchange) {
         // With a valid key, every outcome is one activity record, the success's included.
         const activity = exchange.credentialed ? { activity: 1 } : {};
@@ -326,17 +376,7 @@ for (const target of dbTargets()) {
       name: "agentSubscribe",
       async prepare(service) {
         const { apiKey } = await service.account({ plan: "pro" });
-        return {
-          headers: () =>
-            fc.oneof(
-              { arbitrary: fc.constant({ "x-api-key": apiKey }), weight: 9 },
-              { arbitrary: fc.constant({ "x-api-key": "wrong_cas_live_x" }), weight: 1 },
-              { arbitrary: fc.constant({}), weight: 1 },
-            ),
-        };
-      },
-      valid: () =>
-        fc.oneof(
+        const action = fc.oneof(
           fc.constant({ action: "verify" }),
           fc.constant({ action: "get_logs" }),
           fc.record({
@@ -344,7 +384,21 @@ for (const target of dbTargets()) {
             month: fc.tuple(fc.integer({ min: 2000, max: 2100 }), fc.integer({ min: 1, max: 12 }))
               .map(([y, m]) => `${y}-${String(m).padStart(2, "0")}`),
           }, { requiredKeys: ["action"] }),
-        ) as fc.Arbitrary<JsonObject>,
+        );
+        return {
+          // The dashboard's compatibility path: the key in the body, read before it is known.
+          valid: fc.tuple(action, fc.boolean()).map(([body, inBody]) =>
+            inBody ? { ...body, api_key: apiKey } : body
+          ),
+          credential: apiKey,
+          bodyField: "api_key",
+          headers: fc.oneof(
+            { arbitrary: fc.constant({ "x-api-key": apiKey }), weight: 6 },
+            { arbitrary: fc.constant({ "x-api-key": WRONG_KEY }), weight: 1 },
+            { arbitrary: fc.constant({}), weight: 4 },
+          ),
+        };
+      },
       check(exchange) {
         assert.ok(exchange.status < 500, `5xx: ${label(exchange)}`);
         // Refused: at most its activity record (a refusal before the key is known has none).
@@ -395,32 +449,15 @@ for (const target of dbTargets()) {
           provider: "intercom",
         });
         return {
-          headers: () =>
-            fc.oneof(
-              { arbitrary: fc.constant({ "x-webhook-secret": issued.credential }), weight: 9 },
-              { arbitrary: fc.constant({ "x-webhook-secret": "wrong_cas_whk_x" }), weight: 1 },
-              { arbitrary: fc.constant({}), weight: 1 },
-            ),
+          credential: issued.credential,
+          headers: fc.oneof(
+            { arbitrary: fc.constant({ "x-webhook-secret": issued.credential }), weight: 9 },
+            { arbitrary: fc.constant({ "x-webhook-secret": WRONG_CREDENTIAL }), weight: 1 },
+            { arbitrary: fc.constant({}), weight: 1 },
+          ),
+          valid: validTranscript,
         };
       },
-      valid: () =>
-        fc.record({
-          source: fc.constantFrom("intercom", "zapier", "  hubspot  "),
-          channel: fc.constantFrom("web", "sms", ""),
-          conversation_id: fc.string({ maxLength: 20 }),
-          messages: fc.array(
-            fc.record({
-              sender: fc.constantFrom("bot", "user", " Bot ", "USER"),
-              text: fc.string({ minLength: 1, maxLength: 120 }).filter((s) => s.trim() !== ""),
-              timestamp: fc.date({
-                min: new Date("2000-01-01T00:00:00Z"),
-                max: new Date("2100-01-01T00:00:00Z"),
-                noInvalidDate: true,
-              }).map((d) => d.toISOString()),
-            }, { requiredKeys: ["sender", "text"] }),
-            { minLength: 1, maxLength: 4 },
-          ),
-        }, { requiredKeys: ["source", "messages"] }) as fc.Arbitrary<JsonObject>,
       check(exchange) {
         commonChecks(exchange, {});
         const body = jsonOf(exchange);
@@ -493,9 +530,11 @@ for (const target of dbTargets()) {
       name: "runWebsiteAudit",
       service: { scanFetcher: harness.fetcher },
       prepare() {
-        return Promise.resolve({ headers: () => fc.constant({}) });
+        return Promise.resolve({
+          valid: fc.record({ target_url: url }) as fc.Arbitrary<JsonObject>,
+          headers: fc.constant({}),
+        });
       },
-      valid: () => fc.record({ target_url: url }) as fc.Arbitrary<JsonObject>,
       check(exchange) {
         // The made-up network has no site but site.test: every other name or
         // public address "could not be scanned" (502), as the contract says.
