@@ -460,11 +460,11 @@ async function runScenario(
       ...(results.b.length === 0 ? {} : { b: summarise(results.b) }),
       notes,
     });
-    const last = results.service.at(-1)!;
+    const busiest = Math.max(...results.service.map((r) => r.busiestIdentityPerMinute));
     console.log(
       `${scenario.name} [${bench.name}] c=${concurrency}: ${
-        rows.at(-1)!.service.throughput.toFixed(0)
-      } req/s; ${rpcCalls} RPC calls a request; spread over ${scenario.spread}; busiest identity ${last.busiestIdentityPerMinute} requests in 60 s (limit ${
+        rows.at(-1)!.service.throughput.toFixed(2)
+      } req/s; ${rpcCalls} RPC calls a request; spread over ${scenario.spread}; busiest identity ${busiest} requests in 60 s (limit ${
         scenario.limitPerMinute || "none"
       })${notes.length > 0 ? `; ${notes.join("; ")}` : ""}`,
     );
@@ -545,6 +545,7 @@ async function exportMemory(bench: BenchDb): Promise<void> {
 function report(): void {
   console.log("\nThroughput (req/s) and latency (ms), medians over the runs:\n");
   const fmt = (n: number, digits = 1) => Number.isFinite(n) ? n.toFixed(digits) : "-";
+  const rate = (n: number) => fmt(n, n < 10 ? 2 : 0);
   table(
     [
       "scenario",
@@ -568,13 +569,13 @@ function report(): void {
       row.driver,
       String(row.concurrency),
       String(row.rpcCalls),
-      fmt(row.service.throughput, 0),
+      rate(row.service.throughput),
       fmt(row.service.p50, 2),
       fmt(row.service.p99, 2),
-      fmt(row.a.throughput, 0),
+      rate(row.a.throughput),
       fmt(row.a.p50, 2),
       fmt(row.a.p99, 2),
-      row.b ? fmt(row.b.throughput, 0) : "-",
+      row.b ? rate(row.b.throughput) : "-",
       row.b ? fmt(row.b.p50, 2) : "-",
       row.b ? fmt(row.b.p99, 2) : "-",
       fmt(row.service.throughput / row.a.throughput, 2),

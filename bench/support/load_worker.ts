@@ -31,7 +31,10 @@ export interface LoadResult {
   elapsedMs: number;
   latenciesMs: number[];
   statuses: Record<string, number>;
-  /** The most requests one identity made in any 60 seconds of this worker's life. */
+  /**
+   * The most requests one identity of this run had made in the 60 seconds
+   * before one of its requests (counting the worker's earlier runs).
+   */
   busiestIdentityPerMinute: number;
   /** True when every identity's budget was used up and the run stopped early. */
   exhausted: boolean;
@@ -67,6 +70,7 @@ function takeIdentity(plan: LoadPlan, cursor: { next: number }): Record<string, 
 }
 
 async function run(plan: LoadPlan): Promise<LoadResult> {
+  busiest = 0;
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   const cursor = { next: 0 };

@@ -29,7 +29,9 @@ export function table(header: string[], rows: string[][]): void {
 export async function machine(): Promise<string> {
   let model = "unknown CPU";
   try {
-    const cpuinfo = await Deno.readTextFile("/proc/cpuinfo");
+    // procfs files report size 0: read the stream to its end.
+    const file = await Deno.open("/proc/cpuinfo");
+    const cpuinfo = await new Response(file.readable).text();
     model = cpuinfo.match(/^model name\s*:\s*(.+)$/m)?.[1] ?? model;
   } catch {
     // Not Linux: the model stays unknown.
