@@ -8,10 +8,10 @@
  * - (a) a `Deno.serve` that reads and parses the body, makes as many
  *   `select 1` round trips as the operation makes RPC calls (counted), and
  *   answers a body of the operation's size;
- * - (b) the same plus the operation's engine work on the same input
- *   (complianceAudit and webhookIngest: the evaluation; runWebsiteAudit: the
- *   page's evaluation). runWebsiteAudit's baselines also fetch robots.txt and
- *   the page, as the scan does.
+ * - (b) the same plus the operation's own work on the same input
+ *   (complianceAudit and webhookIngest: the engine's evaluation;
+ *   runWebsiteAudit: fetching robots.txt and the page with `fetch` and
+ *   evaluating the page). verify and export_audit have no (b).
  *
  * Scenarios: complianceAudit with 1k and 30k characters, webhookIngest with
  * a 200-message transcript, runWebsiteAudit of a 1 MB loopback page,
