@@ -11,6 +11,8 @@
  */
 import type { CompiledRulebook } from "../shared/engine/compiler.ts";
 import { evaluate } from "../shared/engine/evaluator.ts";
+// Cases may be HTML: load the HTML reader (linkedom) with the evaluator.
+import "../shared/engine/document/html.ts";
 import type { LoadedCase } from "./load.ts";
 
 /** The date the corpus labels hold on: statutes in force then decide them. */

@@ -1,4 +1,4 @@
-import { createAdvisory } from "./advisory/advisory.ts";
+import { baseDeps } from "./base_deps.ts";
 import type { Config } from "./config.ts";
 import type { Db } from "./db/db.ts";
 import type { ServiceDeps } from "./handlers/deps.ts";
@@ -7,7 +7,7 @@ import { createMemoryLimiter } from "./ratelimit/memory_limiter.ts";
 import type { RateLimiter } from "./ratelimit/rate_limiter.ts";
 import { createUnconfiguredLimiter } from "./ratelimit/unconfigured_limiter.ts";
 import { createUpstashLimiter } from "./ratelimit/upstash_limiter.ts";
-import { createSafeFetcher } from "./scanner/safe_fetcher.ts";
+import { scanDeps } from "./scanner/scan_deps.ts";
 
 /** Where the operations run. */
 export type Runtime = "function" | "local-server";
@@ -36,31 +36,19 @@ export interface ServiceDepsOptions {
   logger?: Logger;
 }
 
-/** The operations' dependencies from a configuration and a database. */
+/**
+ * The operations' dependencies from a configuration and a database, for the
+ * local server (which serves all four operations in one process). A deployed
+ * function builds its own with function_deps.ts, which imports less.
+ */
 export function serviceDeps(config: Config, db: Db, options: ServiceDepsOptions): ServiceDeps {
   const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL });
   return {
-    db,
-    limiter: limiterFromConfig(config, logger, options.runtime),
-    logger,
-    corsOrigins: config.CORS_ALLOWED_ORIGINS,
-    trustedProxyHops: config.TRUSTED_PROXY_HOPS,
-    scanFetcher: createSafeFetcher({
-      allowedTargets: config.SCAN_ALLOWED_TARGETS,
-      allowedPorts: config.SCAN_ALLOWED_PORTS,
+    ...baseDeps(config, {
+      db,
+      limiter: limiterFromConfig(config, logger, options.runtime),
+      logger,
     }),
-    ...(config.ADVISORY_LLM_URL === undefined || config.ADVISORY_LLM_MODEL === undefined ? {} : {
-      advisory: createAdvisory({
-        url: config.ADVISORY_LLM_URL,
-        model: config.ADVISORY_LLM_MODEL,
-        apiKey: config.ADVISORY_LLM_API_KEY,
-        logger,
-      }),
-    }),
-    webhookShared: config.WEBHOOK_SHARED_SECRET === undefined ? undefined : {
-      secret: config.WEBHOOK_SHARED_SECRET,
-      accountId: config.WEBHOOK_SHARED_ACCOUNT_ID!,
-      integrationName: config.WEBHOOK_SHARED_INTEGRATION!,
-    },
+    ...scanDeps(config, logger),
   };
 }

@@ -44,3 +44,44 @@ export const activityMonth = rpcFunction(
   }),
   z.array(Activity),
 );
+
+/** Where the next page of a month starts: after this record (activity_month_page). */
+export const MonthCursor = z.object({
+  after_created_at: z.string(),
+  after_id: z.number().int(),
+});
+export type MonthCursor = z.infer<typeof MonthCursor>;
+
+/** One page of a month's activity, the cursor of the next page (null on the last) and the export's end. */
+export const MonthPage = z.object({
+  rows: z.array(Activity),
+  next: MonthCursor.nullable(),
+  through_id: z.number().int().nullable(),
+});
+export type MonthPage = z.infer<typeof MonthPage>;
+
+/**
+ * One keyset page of an account's activity in a UTC month, oldest first (the
+ * order of activityMonth). The first call passes no cursor and no
+ * `throughId`; each next call passes the previous page's `next` and the
+ * first page's `through_id`, so the pages end where the month ended when the
+ * export began.
+ */
+export const activityMonthPage = rpcFunction(
+  "activity_month_page",
+  (input: {
+    accountId: string;
+    month: string;
+    pageRows: number;
+    after?: MonthCursor;
+    throughId?: number | null;
+  }) => ({
+    p_account_id: input.accountId,
+    p_month: input.month,
+    p_limit: input.pageRows,
+    p_after_created_at: input.after?.after_created_at,
+    p_after_id: input.after?.after_id,
+    p_through_id: input.throughId ?? undefined,
+  }),
+  MonthPage,
+);

@@ -1,29 +1,13 @@
 import type { Config } from "../config.ts";
 import type { Db } from "./db.ts";
-import { createPostgresDb } from "./postgres_db.ts";
-import { createSupabaseDbFromEnv } from "./supabase_db.ts";
+import { openRemoteDb } from "./remote_db.ts";
 
-/**
- * A networked database (`postgres` or `supabase`), which expects its
- * migrations applied (`supabase db push`, or `deno task admin migrate`). The
- * deployed functions use this one, so their bundle never carries PGlite.
- */
-export function openRemoteDb(config: Config): Db {
-  switch (config.DB_DRIVER) {
-    case "postgres":
-      return createPostgresDb((config.DATABASE_URL ?? config.SUPABASE_DB_URL)!);
-    case "supabase":
-      return createSupabaseDbFromEnv(config.SUPABASE_URL!, config.SUPABASE_SERVICE_ROLE_KEY!);
-    case "pglite":
-      throw new Error(
-        "DB_DRIVER pglite runs only in the local process; set SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY or DATABASE_URL",
-      );
-  }
-}
+export { openRemoteDb };
 
 /**
  * The database the configuration names; the embedded `pglite` driver opens
- * DATA_DIR and applies pending migrations.
+ * DATA_DIR and applies pending migrations. Only the local process and the
+ * admin CLI use this; a deployed function uses remote_db.ts.
  */
 export async function openDb(config: Config): Promise<Db> {
   if (config.DB_DRIVER !== "pglite") return openRemoteDb(config);

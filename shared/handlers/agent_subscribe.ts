@@ -1,21 +1,21 @@
-import Papa from "papaparse";
 import { type Account, accountForApiKey, isAccountInGoodStanding } from "../auth/account.ts";
 import {
   type AccountErrorEnvelope,
   AccountRequest,
-  type Activity,
-  ACTIVITY_CSV_COLUMNS,
   type LogsResponse,
   type VerifyResponse,
 } from "../contract/account.ts";
-import { activityMonth, activityRecent } from "../db/activity.ts";
+import { activityRecent } from "../db/activity.ts";
 import { endpoint, type EndpointSpec, type Handler } from "../http/endpoint.ts";
 import { enforceLimit } from "../http/enforce_limit.ts";
 import { HttpError } from "../http/http_error.ts";
 import { jsonResponse } from "../http/json_response.ts";
 import { parseInput } from "../http/parse_json.ts";
 import { readJsonBody } from "../http/read_body.ts";
+import { activityCsvStream } from "./activity_export.ts";
 import { DEFAULT_LIMITS, type ServiceDeps } from "./deps.ts";
+
+export { activityCsv } from "./activity_export.ts";
 
 /** The operation's name: its route and the stem of its endpoint_queried values. */
 export const AGENT_SUBSCRIBE = "agentSubscribe";
@@ -88,8 +88,16 @@ export function agentSubscribe(deps: ServiceDeps): Handler {
       }
       case "export_audit": {
         const month = request.month ?? now().toISOString().slice(0, 7);
-        const rows = await activityMonth(deps.db, { accountId: account.account_id, month });
-        return new Response(activityCsv(rows), {
+        // Streamed in pages (activity_export.ts): the month is never held at once.
+        const csv = await activityCsvStream({
+          db: deps.db,
+          logger: deps.logger,
+          requestId: ctx.requestId,
+          accountId: account.account_id,
+          month,
+          pageRows: limits.exportPageRows,
+        });
+        return new Response(csv, {
           status: 200,
           headers: {
             "content-type": "text/csv; charset=utf-8",
@@ -124,18 +132,4 @@ function verification(account: Account): VerifyResponse {
     usage_count: account.usage_count,
     trial_end: account.trial_end,
   };
-}
-
-/**
- * The month's activity as RFC 4180 CSV (papaparse): a header row, CRLF line
- * ends, quoting where a value needs it, a null latency as an empty cell.
- */
-export function activityCsv(rows: readonly Activity[]): string {
-  const csv = Papa.unparse({
-    fields: [...ACTIVITY_CSV_COLUMNS],
-    data: rows.map((row) => ACTIVITY_CSV_COLUMNS.map((column) => row[column])),
-  }, { newline: "\r\n", escapeFormulae: true });
-  // papaparse ends a header-only file with a line break and a longer one
-  // without; every record here ends with one.
-  return csv.endsWith("\r\n") ? csv : `${csv}\r\n`;
 }

@@ -11,6 +11,7 @@ import {
 } from "../contract/audit.ts";
 import { auditRecord } from "../db/audits.ts";
 import { activeRulebook } from "../engine/active_rulebook.ts";
+import { loadHtmlReader, looksLikeHtml } from "../engine/document/html_reader.ts";
 import { evaluate } from "../engine/evaluator.ts";
 import { endpoint, type EndpointSpec, type Handler } from "../http/endpoint.ts";
 import { enforceLimit } from "../http/enforce_limit.ts";
@@ -66,6 +67,8 @@ export function complianceAudit(deps: ServiceDeps): Handler {
     await enforceLimit(deps.limiter, `audit:${account.account_id}`, limits.auditPerMinute, 60);
 
     const rulebook = await activeRulebook(deps.db);
+    // linkedom is imported the first time an audit's content is HTML.
+    if (looksLikeHtml(input.content)) await loadHtmlReader();
     const result = evaluate(rulebook.compiled, {
       content: input.content,
       jurisdiction: input.jurisdiction,

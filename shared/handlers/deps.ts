@@ -18,6 +18,8 @@ export interface ServiceLimits {
   accountBodyBytes: number;
   /** How many activity records get_logs returns, newest first. */
   logsReturned: number;
+  /** Activity records per page of an export_audit stream (one database round trip each). */
+  exportPageRows: number;
   /** runWebsiteAudit requests per minute per client IP (an IPv6 client by its /64). */
   scanPerMinute: number;
   /** Largest runWebsiteAudit body in bytes: one URL of at most 2,048 characters. */
@@ -39,6 +41,7 @@ export const DEFAULT_LIMITS: ServiceLimits = {
   auditBodyBytes: 256 * 1024,
   accountBodyBytes: 16 * 1024,
   logsReturned: 100,
+  exportPageRows: 1000,
   scanPerMinute: 10,
   scanBodyBytes: 8 * 1024,
   webhookPerMinute: 60,

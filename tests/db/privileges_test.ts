@@ -10,6 +10,7 @@ const RPCS = [
   "account_list",
   "account_update",
   "activity_month",
+  "activity_month_page",
   "activity_recent",
   "activity_record",
   "api_key_account",

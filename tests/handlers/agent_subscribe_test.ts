@@ -262,7 +262,10 @@ Deno.test("agentSubscribe() export_audit returns CSV for the given month, or the
     "x-api-key": apiKey,
   });
   assert.equal(given.status, 200);
-  const months = deps.db.calls.filter((c) => c.name === "activity_month").map((c) => c.args);
+  const months = deps.db.calls.filter((c) => c.name === "activity_month_page").map((c) => ({
+    p_account_id: c.args.p_account_id,
+    p_month: c.args.p_month,
+  }));
   assert.deepEqual(months, [
     { p_account_id: accountId, p_month: "2026-03" },
     { p_account_id: accountId, p_month: "2019-02" },

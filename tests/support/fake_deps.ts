@@ -232,6 +232,27 @@ export function fakeDb(): FakeDb {
         return db.activity.filter((row) =>
           row.account_id === args.p_account_id && row.timestamp.startsWith(String(args.p_month))
         ).map(publicActivity);
+      case "activity_month_page": {
+        // Keyset pages as the migration's: ids are positions in the log.
+        const month = db.activity.map((row, index) => ({ row, id: index + 1 })).filter(({ row }) =>
+          row.account_id === args.p_account_id && row.timestamp.startsWith(String(args.p_month))
+        );
+        const through = args.p_through_id === undefined
+          ? (month.at(-1)?.id ?? null)
+          : Number(args.p_through_id);
+        const after = args.p_after_id === undefined ? 0 : Number(args.p_after_id);
+        const limit = Number(args.p_limit ?? 1000);
+        const page = month.filter(({ id }) => id > after && through !== null && id <= through)
+          .slice(0, limit);
+        const last = page.at(-1);
+        return {
+          rows: page.map(({ row }) => publicActivity(row)),
+          next: page.length === limit && last !== undefined
+            ? { after_created_at: last.row.timestamp, after_id: last.id }
+            : null,
+          through_id: through,
+        };
+      }
       default:
         throw new DbError(`function ${name} does not exist`, "42883");
     }

@@ -12,6 +12,7 @@
  */
 import { parseHTML } from "linkedom";
 import { DocumentBuilder } from "./builder.ts";
+import { looksLikeHtml, registerHtmlReader } from "./html_reader.ts";
 import type { Document, Role, Where } from "./document.ts";
 import {
   contrastRatio,
@@ -65,13 +66,9 @@ export interface PageFacts {
   meta: Record<string, string>;
 }
 
-const TAG_LIKE = /<(?:[a-z][a-z0-9-]{0,20}[\s/>]|!--|!doctype|\/[a-z])/i;
 const DOCUMENT_LIKE = /<(?:html|body|head)[\s>]/i;
 
-/** Cheap test: does the content contain something tag-like? */
-export function looksLikeHtml(content: string): boolean {
-  return TAG_LIKE.test(content);
-}
+export { looksLikeHtml };
 
 /** Host names an inline script loads from (at most five, from its first 8,000 characters). */
 const SCRIPT_HOST = /\/\/([a-z0-9-]+(?:\.[a-z0-9-]+)+)/gi;
@@ -534,3 +531,6 @@ function collectFacts(node: DomNode, name: string, page: PageFacts, form: PageFo
 function squash(text: string | null): string {
   return (text ?? "").replace(/\s+/g, " ").trim().slice(0, 300);
 }
+
+// Content that looks like HTML is read here once this module is loaded (html_reader.ts).
+registerHtmlReader((html) => readHtml(html, { facts: false }).document);

@@ -8,7 +8,7 @@
 import { DocumentBuilder } from "./builder.ts";
 import { findDialogueLines } from "./dialogue.ts";
 import type { Document, Role } from "./document.ts";
-import { looksLikeHtml, readHtml } from "./html.ts";
+import { looksLikeHtml, readHtmlContent } from "./html_reader.ts";
 
 /** A transcript message (contract 2.5, after validation). */
 export interface DialogueMessage {
@@ -78,7 +78,10 @@ export function readMessages(messages: readonly DialogueMessage[]): Document {
   return builder.build();
 }
 
-/** Any content the audit accepts: text, HTML, a script or an asset description. */
+/**
+ * Any content the audit accepts: text, HTML, a script or an asset description.
+ * HTML needs the HTML reader loaded (html_reader.ts's loadHtmlReader).
+ */
 export function readContent(content: string): Document {
-  return looksLikeHtml(content) ? readHtml(content, { facts: false }).document : readText(content);
+  return looksLikeHtml(content) ? readHtmlContent(content) : readText(content);
 }

@@ -1,4 +1,5 @@
 import { functionDeps } from "@shared/function_deps.ts";
 import { runWebsiteAudit } from "@shared/handlers/run_website_audit.ts";
+import { scanDeps } from "@shared/scanner/scan_deps.ts";
 
-Deno.serve(runWebsiteAudit(functionDeps()));
+Deno.serve(runWebsiteAudit(functionDeps(scanDeps)));

@@ -1,0 +1,607 @@
+/**
+ * End-to-end HTTP benchmark: the operations served by the local server's
+ * router (the handlers a deployed function runs) over real HTTP on
+ * 127.0.0.1, on a fresh PostgreSQL database (BENCH_DATABASE_URL, else
+ * TEST_DATABASE_URL; loopback only) and on an in-memory PGlite, each next to
+ * two baselines served in the same run on the same database:
+ *
+ * - (a) a `Deno.serve` that reads and parses the body, makes as many
+ *   `select 1` round trips as the operation makes RPC calls (counted), and
+ *   answers a body of the operation's size;
+ * - (b) the same plus the operation's own work on the same input
+ *   (complianceAudit and webhookIngest: the engine's evaluation;
+ *   runWebsiteAudit: fetching robots.txt and the page with `fetch` and
+ *   evaluating the page). verify and export_audit have no (b).
+ *
+ * Scenarios: complianceAudit with 1k and 30k characters, webhookIngest with
+ * a 200-message transcript, runWebsiteAudit of a 1 MB loopback page,
+ * agentSubscribe verify, and export_audit of a month of 10,000 records (with
+ * its peak memory). Each at concurrency 1 and 32 (runWebsiteAudit 1 and 8),
+ * for BENCH_SECONDS seconds (default 2) per run, BENCH_RUNS runs (default 3)
+ * interleaved service, (a), (b); the figures are medians over the runs.
+ *
+ * The load generator (bench/support/load_worker.ts, a Worker) spreads the
+ * requests over enough identities (API keys, webhook integrations, client
+ * IPs through X-Forwarded-For) that no limit is reached: each identity makes
+ * at most 80% of its per-minute limit in any 60 seconds, and every answer
+ * must be a 200, else the run says so.
+ *
+ * Run: deno task bench-http [scenario...]   (scenarios: audit webhook scan verify export)
+ *
+ * @module
+ */
+import {
+  activateRulebook,
+  createAccount,
+  createIntegration,
+  importRulebook,
+  issueApiKey,
+} from "../shared/admin/provisioning.ts";
+import { loadConfig } from "../shared/config.ts";
+import { clearRulebookCache } from "../shared/engine/rulebook_cache.ts";
+import { compileRulebook, evaluate, loadSeedRulebook } from "../shared/engine/mod.ts";
+import { DEFAULT_LIMITS, type ServiceDeps } from "../shared/handlers/deps.ts";
+import { evaluateTranscript } from "../shared/handlers/transcript_evaluation.ts";
+import { createLogger } from "../shared/log/logger.ts";
+import { createMemoryLimiter } from "../shared/ratelimit/memory_limiter.ts";
+import { parseAllowedTargets } from "../shared/scanner/allowed_targets.ts";
+import { createSafeFetcher } from "../shared/scanner/safe_fetcher.ts";
+import { serveLocal } from "../scripts/server.ts";
+import {
+  type BenchDb,
+  benchPostgresUrl,
+  countingDb,
+  openPgliteBench,
+  openPostgresBench,
+} from "./support/databases.ts";
+import type { LoadPlan, LoadResult } from "./support/load_worker.ts";
+import { buildPage, buildText, buildTranscript } from "./support/content.ts";
+import { fillExportMonth } from "./support/export_month.ts";
+import { machine, median, mib, percentile, table } from "./support/stats.ts";
+
+const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 2);
+const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 3);
+const ALL = ["audit", "webhook", "scan", "verify", "export"];
+const chosen = Deno.args.length > 0 ? Deno.args : ALL;
+const EXPORT_MONTH = "2026-03";
+/** The account whose month export_audit exports. */
+let exportAccount: { id: string; key: string } | undefined;
+
+// ---------------------------------------------------------------- load worker
+
+const worker = new Worker(new URL("./support/load_worker.ts", import.meta.url), {
+  type: "module",
+});
+function load(plan: LoadPlan): Promise<LoadResult> {
+  const { promise, resolve } = Promise.withResolvers<LoadResult>();
+  worker.onmessage = (event: MessageEvent<LoadResult>) => resolve(event.data);
+  worker.postMessage(plan);
+  return promise;
+}
+
+// ---------------------------------------------------------------- baselines
+
+/** What a baseline does for one request. */
+interface BaselineWork {
+  selects: number;
+  /** The operation's own work on the parsed body (engine, fetch); none for (a). */
+  work?: (body: unknown) => Promise<unknown> | unknown;
+  response: Uint8Array<ArrayBuffer>;
+  contentType: string;
+}
+
+/** One `Deno.serve` per database whose behaviour is set before each run. */
+function startBaseline(bench: BenchDb) {
+  let current: BaselineWork | undefined;
+  let sink = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const spec = current!;
+    const body = JSON.parse(await req.text());
+    for (let i = 0; i < spec.selects; i += 1) await bench.select1();
+    if (spec.work !== undefined) sink += JSON.stringify(await spec.work(body) ?? 0).length;
+    return new Response(spec.response, { headers: { "content-type": spec.contentType } });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/`,
+    set(work: BaselineWork) {
+      current = work;
+    },
+    async close() {
+      await server.shutdown();
+      if (sink === -1) console.log(sink);
+    },
+  };
+}
+
+// ---------------------------------------------------------------- the site
+
+const page = new TextEncoder().encode(buildPage(1024 * 1024));
+const site = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+  const path = new URL(req.url).pathname;
+  if (path === "/robots.txt") {
+    return new Response("User-agent: *\nAllow: /\n", { headers: { "content-type": "text/plain" } });
+  }
+  if (path === "/") {
+    return new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } });
+  }
+  return new Response("not found", { status: 404 });
+});
+const siteUrl = `http://127.0.0.1:${site.addr.port}/`;
+
+// ---------------------------------------------------------------- scenarios
+
+interface Scenario {
+  name: string;
+  operation: string;
+  concurrencies: number[];
+  bodies: string[];
+  identities: Record<string, string>[];
+  /** The service's limit per identity per minute; the generator stays at 80% of it. */
+  limitPerMinute: number;
+  /** How the identities were made, said in the output. */
+  spread: string;
+  /** Builds baseline (b)'s work; none when the operation has no engine work. */
+  work?: (body: unknown) => Promise<unknown> | unknown;
+  workName?: string;
+}
+
+interface Figures {
+  throughput: number;
+  p50: number;
+  p99: number;
+}
+
+interface Measured {
+  scenario: string;
+  driver: string;
+  concurrency: number;
+  rpcCalls: number;
+  service: Figures;
+  a: Figures;
+  b?: Figures;
+  notes: string[];
+}
+
+function summarise(results: LoadResult[]): Figures {
+  return {
+    throughput: median(results.map((r) => r.count / (r.elapsedMs / 1000))),
+    p50: median(results.map((r) => percentile(r.latenciesMs, 50))),
+    p99: median(results.map((r) => percentile(r.latenciesMs, 99))),
+  };
+}
+
+const seed = await loadSeedRulebook();
+const compiled = compileRulebook(seed);
+
+const rows: Measured[] = [];
+const memoryLines: string[] = [];
+const header = await machine();
+console.log(`HTTP benchmark: ${header}`);
+console.log(
+  `${RUNS} runs of ${SECONDS} s per figure (medians), service and baselines interleaved; scenarios: ${
+    chosen.join(" ")
+  }\n`,
+);
+
+const postgresUrl = benchPostgresUrl();
+if (postgresUrl === undefined) {
+  console.log("BENCH_DATABASE_URL / TEST_DATABASE_URL unset: PGlite only.\n");
+}
+const openers: Array<() => Promise<BenchDb>> = [
+  ...(postgresUrl === undefined ? [] : [() => openPostgresBench(postgresUrl)]),
+  openPgliteBench,
+];
+
+for (const open of openers) {
+  const bench = await open();
+  clearRulebookCache();
+  try {
+    await benchDriver(bench);
+  } finally {
+    await bench.close();
+  }
+}
+await site.shutdown();
+worker.terminate();
+report();
+
+async function benchDriver(bench: BenchDb): Promise<void> {
+  await importRulebook(bench.db, seed);
+  await activateRulebook(bench.db, seed.version);
+  const db = countingDb(bench.db);
+  const deps: ServiceDeps = {
+    db,
+    limiter: createMemoryLimiter(),
+    // Every log line is formatted as in production, then dropped.
+    logger: createLogger({ level: "info", write: () => {} }),
+    corsOrigins: ["*"],
+    // The generator spreads per-IP limits over client IPs in X-Forwarded-For.
+    trustedProxyHops: 1,
+    scanFetcher: createSafeFetcher({
+      allowedTargets: parseAllowedTargets([`127.0.0.1:${site.addr.port}`]),
+      allowedPorts: [site.addr.port],
+    }),
+  };
+  const server = serveLocal(loadConfig({ PORT: "0", HOST: "127.0.0.1" }), deps);
+  const baseline = startBaseline(bench);
+  try {
+    const scenarios = await buildScenarios(bench);
+    for (const scenario of scenarios) {
+      await runScenario(bench, db, server.baseUrl, baseline, scenario);
+    }
+    if (chosen.includes("export")) await exportMemory(bench);
+  } finally {
+    await baseline.close();
+    await server.close();
+  }
+}
+
+/** Client IPs for per-IP limits, from the benchmarking range 198.18.0.0/15 (RFC 2544). */
+function clientIps(count: number): Record<string, string>[] {
+  return Array.from({ length: count }, (_, i) => ({
+    "x-forwarded-for": `198.18.${i >> 8}.${i & 255}`,
+  }));
+}
+
+async function apiKeys(bench: BenchDb, count: number): Promise<Record<string, string>[]> {
+  const keys: Record<string, string>[] = [];
+  for (let i = 0; i < count; i += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, count - i) }, async () => {
+        const account = await createAccount(bench.db, {
+          plan: "enterprise",
+          status: "active",
+          trialEnd: null,
+          pricePerMonthUsd: null,
+        });
+        return (await issueApiKey(bench.db, account.account_id)).api_key;
+      }),
+    );
+    keys.push(...batch.map((key) => ({ "x-api-key": key })));
+  }
+  return keys;
+}
+
+async function buildScenarios(bench: BenchDb): Promise<Scenario[]> {
+  const scenarios: Scenario[] = [];
+  const accounts = Number(Deno.env.get("BENCH_ACCOUNTS") ?? 600);
+  if (chosen.includes("audit")) {
+    const keys = await apiKeys(bench, accounts);
+    for (const size of [1_000, 30_000]) {
+      const content = buildText(size);
+      scenarios.push({
+        name: `complianceAudit ${size / 1000}k chars`,
+        operation: "complianceAudit",
+        concurrencies: [1, 32],
+        bodies: [JSON.stringify({ content, jurisdiction: "CA", industry: "healthcare" })],
+        identities: keys,
+        limitPerMinute: DEFAULT_LIMITS.auditPerMinute,
+        spread: `${keys.length} enterprise accounts (no monthly quota), one key each`,
+        work: (body) => {
+          const input = body as { content: string; jurisdiction: "CA"; industry: "healthcare" };
+          return evaluate(compiled, {
+            content: input.content,
+            jurisdiction: input.jurisdiction,
+            industry: input.industry,
+            surface: "content",
+          }).risk_score;
+        },
+        workName: "the engine's evaluation",
+      });
+    }
+  }
+  if (chosen.includes("webhook")) {
+    const account = await createAccount(bench.db, {
+      plan: "enterprise",
+      status: "active",
+      trialEnd: null,
+      pricePerMonthUsd: null,
+    });
+    const count = Number(Deno.env.get("BENCH_INTEGRATIONS") ?? 200);
+    const identities: Record<string, string>[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const issued = await createIntegration(bench.db, {
+        accountId: account.account_id,
+        name: `bench ${i}`,
+        provider: "bench",
+      });
+      identities.push({ "x-webhook-secret": issued.credential });
+    }
+    scenarios.push({
+      name: "webhookIngest 200 messages",
+      operation: "webhookIngest",
+      concurrencies: [1, 32],
+      // Each delivery is new content ({{n}}), so none is answered as a duplicate.
+      bodies: [JSON.stringify({
+        source: "bench",
+        channel: "web",
+        conversation_id: "conv-{{n}}",
+        messages: buildTranscript(200),
+      })],
+      identities,
+      limitPerMinute: DEFAULT_LIMITS.webhookPerMinute,
+      spread: `${count} integrations of one account (the limit is per account and integration)`,
+      work: (body) => {
+        const input = body as { messages: { sender: "bot" | "user"; text: string }[] };
+        return evaluateTranscript(compiled, input.messages, {
+          jurisdictions: ["ALL"],
+          industry: null,
+          at: new Date(),
+        }).score;
+      },
+      workName: "the transcript's evaluation",
+    });
+  }
+  if (chosen.includes("scan")) {
+    scenarios.push({
+      name: "runWebsiteAudit 1 MB page",
+      operation: "runWebsiteAudit",
+      concurrencies: [1, 8],
+      bodies: [JSON.stringify({ target_url: siteUrl })],
+      identities: clientIps(4096),
+      limitPerMinute: DEFAULT_LIMITS.scanPerMinute,
+      spread: "4,096 client IPs (X-Forwarded-For, one trusted proxy hop)",
+      work: async () => {
+        await (await fetch(`${siteUrl}robots.txt`)).text();
+        const html = await (await fetch(siteUrl)).text();
+        return evaluate(compiled, { content: html, jurisdiction: "ALL", surface: "website" })
+          .risk_score;
+      },
+      workName: "fetching robots.txt and the page, and evaluating the page",
+    });
+  }
+  if (chosen.includes("verify")) {
+    const [key] = await apiKeys(bench, 1);
+    scenarios.push({
+      name: "agentSubscribe verify",
+      operation: "agentSubscribe",
+      concurrencies: [1, 32],
+      bodies: [JSON.stringify({ action: "verify" })],
+      identities: clientIps(16384).map((ip) => ({ ...ip, ...key })),
+      limitPerMinute: DEFAULT_LIMITS.verifyPerMinute,
+      spread: "16,384 client IPs (X-Forwarded-For), one account (verify is limited per IP)",
+    });
+  }
+  if (chosen.includes("export")) {
+    const filled = await fillExportMonth(bench, EXPORT_MONTH, 10_000);
+    exportAccount = { id: filled.accountId, key: filled.apiKey };
+    const key = { "x-api-key": filled.apiKey };
+    scenarios.push({
+      name: "export_audit 10,000 records",
+      operation: "agentSubscribe",
+      concurrencies: [1, 32],
+      bodies: [JSON.stringify({ action: "export_audit", month: EXPORT_MONTH })],
+      identities: [key],
+      limitPerMinute: 0,
+      spread: "one account (export_audit has no per-minute limit)",
+    });
+  }
+  return scenarios;
+}
+
+async function runScenario(
+  bench: BenchDb,
+  db: { calls: number },
+  baseUrl: string,
+  baseline: ReturnType<typeof startBaseline>,
+  scenario: Scenario,
+): Promise<void> {
+  const url = `${baseUrl}/${scenario.operation}`;
+  // Two requests: the second, warm (rulebook cached), counts the RPC calls
+  // and gives the answer's size.
+  let probe!: Response;
+  let answer!: Uint8Array<ArrayBuffer>;
+  let rpcCalls = 0;
+  for (const attempt of ["probe-1", "probe-2"]) {
+    const before = db.calls;
+    probe = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...scenario.identities.at(-1)! },
+      body: scenario.bodies[0].replaceAll("{{n}}", attempt),
+    });
+    answer = new Uint8Array(await probe.arrayBuffer()) as Uint8Array<ArrayBuffer>;
+    rpcCalls = db.calls - before;
+  }
+  if (probe.status !== 200) {
+    console.log(`${scenario.name} [${bench.name}]: the probe answered ${probe.status}; skipped`);
+    return;
+  }
+  const contentType = probe.headers.get("content-type") ?? "application/json";
+  const perMinute = scenario.limitPerMinute === 0 ? 0 : Math.floor(scenario.limitPerMinute * 0.8);
+  const work = { selects: rpcCalls, response: answer, contentType };
+  for (const concurrency of scenario.concurrencies) {
+    const plan = (target: string, budget: number): LoadPlan => ({
+      url: target,
+      concurrency,
+      durationMs: SECONDS * 1000,
+      bodies: scenario.bodies,
+      identities: scenario.identities,
+      perMinute: budget,
+    });
+    const results: { service: LoadResult[]; a: LoadResult[]; b: LoadResult[] } = {
+      service: [],
+      a: [],
+      b: [],
+    };
+    // Warm-up: a short run of each.
+    await load({ ...plan(url, perMinute), durationMs: 300 });
+    baseline.set(work);
+    await load({ ...plan(baseline.url, 0), durationMs: 300 });
+    for (let run = 0; run < RUNS; run += 1) {
+      results.service.push(await load(plan(url, perMinute)));
+      baseline.set(work);
+      results.a.push(await load(plan(baseline.url, 0)));
+      if (scenario.work !== undefined) {
+        baseline.set({ ...work, work: scenario.work });
+        results.b.push(await load(plan(baseline.url, 0)));
+      }
+    }
+    const notes: string[] = [];
+    const statuses: Record<string, number> = {};
+    for (const result of results.service) {
+      for (const [status, n] of Object.entries(result.statuses)) {
+        statuses[status] = (statuses[status] ?? 0) + n;
+      }
+    }
+    const refused = Object.entries(statuses).filter(([status]) => status !== "200");
+    if (refused.length > 0) {
+      notes.push(`NOT ALL 200: ${refused.map(([s, n]) => `${n}× ${s}`).join(", ")}`);
+    }
+    if (results.service.some((r) => r.exhausted)) {
+      notes.push("identities ran out of budget: raise BENCH_ACCOUNTS / BENCH_INTEGRATIONS");
+    }
+    rows.push({
+      scenario: scenario.name,
+      driver: bench.name,
+      concurrency,
+      rpcCalls,
+      service: summarise(results.service),
+      a: summarise(results.a),
+      ...(results.b.length === 0 ? {} : { b: summarise(results.b) }),
+      notes,
+    });
+    const busiest = Math.max(...results.service.map((r) => r.busiestIdentityPerMinute));
+    console.log(
+      `${scenario.name} [${bench.name}] c=${concurrency}: ${
+        rows.at(-1)!.service.throughput.toFixed(2)
+      } req/s; ${rpcCalls} RPC calls a request; spread over ${scenario.spread}; busiest identity ${busiest} requests in 60 s (limit ${
+        scenario.limitPerMinute || "none"
+      })${notes.length > 0 ? `; ${notes.join("; ")}` : ""}`,
+    );
+  }
+}
+
+/**
+ * export_audit's peak memory, each figure from a fresh process of its own
+ * (bench/support/export_memory.ts): the heap (used + external) and RSS
+ * beyond idle while one export of the month streams, against the CSV's
+ * size; and the same month served as before streaming (read whole, written
+ * whole), for comparison. Medians over BENCH_RUNS processes.
+ */
+async function exportMemory(bench: BenchDb): Promise<void> {
+  if (exportAccount === undefined) return;
+  const target = bench.url ?? "pglite";
+  const child = async (whole: boolean) => {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--v8-flags=--expose-gc",
+        "--allow-net=127.0.0.1",
+        "--allow-read",
+        "--allow-env",
+        "--allow-sys",
+        new URL("./support/export_memory.ts", import.meta.url).pathname,
+        target,
+        EXPORT_MONTH,
+        ...(whole ? ["--whole"] : []),
+      ],
+      env: {
+        DENO_NO_PACKAGE_JSON: "1",
+        EXPORT_API_KEY: exportAccount!.key,
+        EXPORT_ACCOUNT_ID: exportAccount!.id,
+      },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!output.success) {
+      throw new Error(`export_memory.ts failed: ${new TextDecoder().decode(output.stderr)}`);
+    }
+    const lines = new TextDecoder().decode(output.stdout).trim().split("\n");
+    return JSON.parse(lines.at(-1)!) as {
+      bytes: number;
+      ms: number;
+      liveBeyond: number;
+      heapBeyond: number;
+      rssBeyond: number;
+    };
+  };
+  const figures = async (whole: boolean) => {
+    const runs = [];
+    for (let i = 0; i < RUNS; i += 1) runs.push(await child(whole));
+    return {
+      bytes: runs[0].bytes,
+      ms: median(runs.map((r) => r.ms)),
+      live: median(runs.map((r) => r.liveBeyond)),
+      heap: median(runs.map((r) => r.heapBeyond)),
+      rss: median(runs.map((r) => r.rssBeyond)),
+    };
+  };
+  const streamed = await figures(false);
+  const whole = await figures(true);
+  const ratio = (n: number) => (n / streamed.bytes).toFixed(2);
+  const line = (what: string, f: typeof streamed) =>
+    `  ${what}: live heap ${mib(f.live)} MiB = ${ratio(f.live)}× the CSV; heap as sampled ${
+      mib(f.heap)
+    } MiB = ${ratio(f.heap)}×; RSS ${mib(f.rss)} MiB = ${ratio(f.rss)}×`;
+  memoryLines.push(
+    `export_audit [${bench.name}], a CSV of ${
+      mib(streamed.bytes)
+    } MiB: peak beyond idle in a fresh process (median of ${RUNS}; target: live heap < 4× the CSV)`,
+    line(`streamed, pages of ${DEFAULT_LIMITS.exportPageRows}`, streamed),
+    line("whole month at once (before)", whole),
+  );
+}
+
+function report(): void {
+  console.log("\nThroughput (req/s) and latency (ms), medians over the runs:\n");
+  const fmt = (n: number, digits = 1) => Number.isFinite(n) ? n.toFixed(digits) : "-";
+  const rate = (n: number) => fmt(n, n < 10 ? 2 : 0);
+  table(
+    [
+      "scenario",
+      "driver",
+      "c",
+      "RPCs",
+      "service req/s",
+      "p50",
+      "p99",
+      "(a) req/s",
+      "p50",
+      "p99",
+      "(b) req/s",
+      "p50",
+      "p99",
+      "÷(a)",
+      "÷(b)",
+    ],
+    rows.map((row) => [
+      row.scenario,
+      row.driver,
+      String(row.concurrency),
+      String(row.rpcCalls),
+      rate(row.service.throughput),
+      fmt(row.service.p50, 2),
+      fmt(row.service.p99, 2),
+      rate(row.a.throughput),
+      fmt(row.a.p50, 2),
+      fmt(row.a.p99, 2),
+      row.b ? rate(row.b.throughput) : "-",
+      row.b ? fmt(row.b.p50, 2) : "-",
+      row.b ? fmt(row.b.p99, 2) : "-",
+      fmt(row.service.throughput / row.a.throughput, 2),
+      row.b ? fmt(row.service.throughput / row.b.throughput, 2) : "-",
+    ]),
+  );
+  console.log(
+    "\n÷(a), ÷(b): the service's throughput over the baseline's. (a) reads and parses the body, makes as many `select 1` round trips as the operation's RPC calls (RPCs) and answers a body of the same size; (b) adds the operation's engine work.",
+  );
+  const targets = rows.filter((row) =>
+    row.scenario.startsWith("complianceAudit") && row.concurrency === 32
+  );
+  for (const row of targets) {
+    const oneK = row.scenario.includes(" 1k");
+    const ratio = oneK
+      ? row.service.throughput / row.a.throughput
+      : row.b
+      ? row.service.throughput / row.b.throughput
+      : NaN;
+    const goal = oneK ? 0.5 : 0.7;
+    console.log(
+      `Target ${row.scenario} [${row.driver}] c=32: ${fmt(ratio, 2)} of (${
+        oneK ? "a" : "b"
+      }), goal ≥ ${goal}: ${ratio >= goal ? "met" : "NOT met"}`,
+    );
+  }
+  if (memoryLines.length > 0) console.log("");
+  for (const line of memoryLines) console.log(line);
+}
