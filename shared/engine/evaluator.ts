@@ -18,12 +18,18 @@
  *
  * @module
  */
-import { candidateKey, type CompiledRule, type CompiledRulebook, type Layer } from "./compiler.ts";
+import {
+  candidateKey,
+  candidateView,
+  type CompiledRule,
+  type CompiledRulebook,
+  type Layer,
+} from "./compiler.ts";
 import type { Document, Role, Where } from "./document/document.ts";
 import { type DialogueMessage, readContent, readMessages } from "./document/read.ts";
 import { excerptAround } from "./evidence_excerpt.ts";
 import { Evaluation, type EvidenceSpan } from "./expression.ts";
-import type { Matches } from "./lexicon.ts";
+import type { LexiconView, Matches } from "./lexicon.ts";
 import type {
   Industry,
   Jurisdiction,
@@ -108,14 +114,26 @@ export interface EvaluationResult extends Score {
 /**
  * The lexicon's matches of a document, once per document and rulebook: a
  * transcript evaluated under several jurisdictions (webhookIngest) or a page
- * under several rule sets is matched once.
+ * under several rule sets is matched once, against the whole lexicon.
+ * Content read by `evaluate` itself is matched against the view of its
+ * candidate rules only (`view`); its matches are reused for the same view.
  */
-const matchCache = new WeakMap<Document, { lexicon: object; matches: Matches[] }>();
-function lexiconMatches(compiled: CompiledRulebook, doc: Document): Matches[] {
+const matchCache = new WeakMap<
+  Document,
+  { lexicon: object; view: LexiconView | null; matches: Matches[] }
+>();
+function lexiconMatches(
+  compiled: CompiledRulebook,
+  doc: Document,
+  view: LexiconView | null,
+): Matches[] {
   const cached = matchCache.get(doc);
-  if (cached !== undefined && cached.lexicon === compiled.lexicon) return cached.matches;
-  const matches = compiled.lexicon.match(doc);
-  matchCache.set(doc, { lexicon: compiled.lexicon, matches });
+  if (
+    cached !== undefined && cached.lexicon === compiled.lexicon &&
+    (cached.view === null || cached.view === view)
+  ) return cached.matches;
+  const matches = view === null ? compiled.lexicon.match(doc) : compiled.lexicon.match(doc, view);
+  matchCache.set(doc, { lexicon: compiled.lexicon, view, matches });
   return matches;
 }
 
@@ -142,10 +160,12 @@ export function evaluate(compiled: CompiledRulebook, input: EvaluationInput): Ev
     (input.messages !== undefined
       ? readMessages(input.messages)
       : readContent(input.content ?? ""));
-  const candidates = compiled.candidates.get(
-    candidateKey(input.surface, input.jurisdiction, input.industry),
-  ) ?? [];
-  const evaluation = new Evaluation(doc, lexiconMatches(compiled, doc), compiled.slots);
+  const key = candidateKey(input.surface, input.jurisdiction, input.industry);
+  const candidates = compiled.candidates.get(key) ?? [];
+  // A document read here is evaluated once: only what its candidate rules read is matched.
+  // A document passed in may be evaluated again under other rules: it is matched whole, once.
+  const view = input.document === undefined ? candidateView(compiled, key) : null;
+  const evaluation = new Evaluation(doc, lexiconMatches(compiled, doc, view), compiled.slots);
   const today = (input.at ?? new Date()).toISOString().slice(0, 10);
   const precedence = layerPrecedence(input.jurisdiction);
 
