@@ -11,9 +11,10 @@
  * - Rulebook size: 30k characters against the rulebook at 1x, 4x and 16x its
  *   size (bench/synthetic_rulebook.ts), as a ratio to 1x.
  *
- * Every figure is the median of per-round medians: the measurements of a
- * table are interleaved round by round, so that a noisy neighbour on a shared
- * machine weighs on engine and baseline alike. The load average is printed.
+ * Every figure is the median of per-round medians, and the runs of a table
+ * are interleaved iteration by iteration, so that a noisy neighbour on a
+ * shared machine weighs on engine and baseline alike. The load average is
+ * printed.
  *
  * Run: deno task bench (or deno run --allow-read --allow-sys=loadavg bench/engine.ts
  * [--rounds 7])
@@ -89,21 +90,11 @@ function median(samples: number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** Median wall time in ms of `run`, timing batches so that sub-microsecond runs are measurable. */
-function measure(run: () => unknown, iterations: number, batch: number): number {
-  const samples: number[] = [];
-  for (let i = 0; i < iterations; i += 1) {
-    const start = performance.now();
-    for (let j = 0; j < batch; j += 1) run();
-    samples.push((performance.now() - start) / batch);
-  }
-  return median(samples);
-}
-
 /**
- * Medians of several runs measured in interleaved rounds: each round measures
- * each run once (`iterations` samples), and each figure is the median of its
- * round medians.
+ * Median wall times in ms of several runs, measured interleaved: each
+ * iteration times one batch of each run in turn (batches make sub-microsecond
+ * runs measurable), so that a busy neighbour on a shared machine weighs on
+ * all of them alike. Each figure is the median of per-round medians.
  */
 function compare(
   runs: { run: () => unknown; batch?: number }[],
@@ -114,7 +105,15 @@ function compare(
   }
   const rounds: number[][] = runs.map(() => []);
   for (let r = 0; r < ROUNDS; r += 1) {
-    runs.forEach(({ run, batch = 1 }, k) => rounds[k].push(measure(run, iterations, batch)));
+    const samples: number[][] = runs.map(() => []);
+    for (let i = 0; i < iterations; i += 1) {
+      runs.forEach(({ run, batch = 1 }, k) => {
+        const start = performance.now();
+        for (let j = 0; j < batch; j += 1) run();
+        samples[k].push((performance.now() - start) / batch);
+      });
+    }
+    samples.forEach((s, k) => rounds[k].push(median(s)));
   }
   return rounds.map(median);
 }

@@ -11,6 +11,7 @@
  * @module
  */
 import { parseHTML } from "linkedom";
+import { parseLight } from "./light_dom.ts";
 import { DocumentBuilder } from "./builder.ts";
 import type { Document, Role, Where } from "./document.ts";
 import {
@@ -269,18 +270,44 @@ export interface HtmlReading {
 /** Matches the source of a `<style>` element (which may sit anywhere, even in an SVG). */
 const STYLE_TAG = /<style/i;
 
+/** Options of readHtml. */
+export interface ReadHtmlOptions {
+  /** Collect the page facts (headings, links, scripts, forms); default true. */
+  facts?: boolean;
+  /**
+   * The DOM to read: "light" (default), the minimal tree built straight from
+   * the parser's events (light_dom.ts), or "linkedom", linkedom's full DOM of
+   * the same parse. Both read alike (tests/engine/html_reader_test.ts).
+   */
+  dom?: "light" | "linkedom";
+}
+
 /** Reads HTML into a document and its page facts. */
-export function readHtml(html: string, options: { facts?: boolean } = {}): HtmlReading {
+export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReading {
   // Page facts (headings, links, scripts, forms) are for the website scan; an audit of HTML
   // content needs only the document.
   const wantFacts = options.facts ?? true;
   const source = DOCUMENT_LIKE.test(html)
     ? html
     : `<!doctype html><html><head></head><body>${html}</body></html>`;
-  // linkedom types its result with DOM lib types Deno does not load; only this shape is used.
-  const { document } = parseHTML(source) as unknown as {
-    document: { documentElement: DomNode | null; querySelectorAll(s: string): ArrayLike<DomNode> };
-  };
+  let root: DomNode | null;
+  let styles: ArrayLike<DomNode> = [];
+  if (options.dom === "linkedom") {
+    // linkedom types its result with DOM lib types Deno does not load; only this shape is used.
+    const { document } = parseHTML(source) as unknown as {
+      document: {
+        documentElement: DomNode | null;
+        querySelectorAll(s: string): ArrayLike<DomNode>;
+      };
+    };
+    root = document.documentElement;
+    // No `<style` in the source, no style element: the extra walk of the tree is skipped.
+    if (root !== null && STYLE_TAG.test(source)) styles = document.querySelectorAll("style");
+  } else {
+    const document = parseLight(source);
+    root = document.documentElement;
+    styles = document.styles;
+  }
   const page: PageFacts = {
     title: "",
     headings: [],
@@ -291,16 +318,11 @@ export function readHtml(html: string, options: { facts?: boolean } = {}): HtmlR
     meta: {},
   };
   // About one word per six characters of markup.
-  const builder = new DocumentBuilder("html", (source.length >> 3) + 16);
-  const root = document.documentElement;
+  const builder = new DocumentBuilder("html", (source.length / 5 | 0) + 16);
   if (root === null) return { document: builder.build(), page };
 
   const rules: StyleRules = new Map();
-  if (STYLE_TAG.test(source)) {
-    // No `<style` in the source, no style element: the extra walk of the tree is skipped.
-    const styles = document.querySelectorAll("style");
-    for (let i = 0; i < styles.length; i += 1) parseStyleRules(styles[i].textContent ?? "", rules);
-  }
+  for (let i = 0; i < styles.length; i += 1) parseStyleRules(styles[i].textContent ?? "", rules);
 
   let run = "";
   let runWhere: Where = "text";
