@@ -29,7 +29,7 @@ import type { Document, Role, Where } from "./document/document.ts";
 import { type DialogueMessage, readContent, readMessages } from "./document/read.ts";
 import { excerptAround } from "./evidence_excerpt.ts";
 import { Evaluation, type EvidenceSpan } from "./expression.ts";
-import type { LexiconView, Matches } from "./lexicon.ts";
+import type { Matches } from "./lexicon.ts";
 import type {
   Industry,
   Jurisdiction,
@@ -112,28 +112,20 @@ export interface EvaluationResult extends Score {
 }
 
 /**
- * The lexicon's matches of a document, once per document and rulebook: a
- * transcript evaluated under several jurisdictions (webhookIngest) or a page
- * under several rule sets is matched once, against the whole lexicon.
- * Content read by `evaluate` itself is matched against the view of its
- * candidate rules only (`view`); its matches are reused for the same view.
+ * The lexicon's matches of a document passed in, once per document and
+ * rulebook: a transcript evaluated under several jurisdictions
+ * (webhookIngest) or a page under several rule sets is matched once, against
+ * the whole lexicon. Content read by `evaluate` itself is matched against the
+ * view of its candidate rules only, and never cached: a cache entry would
+ * keep the document alive through the next minor garbage collections, so
+ * that every request's document would be promoted to the old generation.
  */
-const matchCache = new WeakMap<
-  Document,
-  { lexicon: object; view: LexiconView | null; matches: Matches[] }
->();
-function lexiconMatches(
-  compiled: CompiledRulebook,
-  doc: Document,
-  view: LexiconView | null,
-): Matches[] {
+const matchCache = new WeakMap<Document, { lexicon: object; matches: Matches[] }>();
+function documentMatches(compiled: CompiledRulebook, doc: Document): Matches[] {
   const cached = matchCache.get(doc);
-  if (
-    cached !== undefined && cached.lexicon === compiled.lexicon &&
-    (cached.view === null || cached.view === view)
-  ) return cached.matches;
-  const matches = view === null ? compiled.lexicon.match(doc) : compiled.lexicon.match(doc, view);
-  matchCache.set(doc, { lexicon: compiled.lexicon, view, matches });
+  if (cached !== undefined && cached.lexicon === compiled.lexicon) return cached.matches;
+  const matches = compiled.lexicon.match(doc);
+  matchCache.set(doc, { lexicon: compiled.lexicon, matches });
   return matches;
 }
 
@@ -164,8 +156,10 @@ export function evaluate(compiled: CompiledRulebook, input: EvaluationInput): Ev
   const candidates = compiled.candidates.get(key) ?? [];
   // A document read here is evaluated once: only what its candidate rules read is matched.
   // A document passed in may be evaluated again under other rules: it is matched whole, once.
-  const view = input.document === undefined ? candidateView(compiled, key) : null;
-  const evaluation = new Evaluation(doc, lexiconMatches(compiled, doc, view), compiled.slots);
+  const matches = input.document === undefined
+    ? compiled.lexicon.match(doc, candidateView(compiled, key))
+    : documentMatches(compiled, doc);
+  const evaluation = new Evaluation(doc, matches, compiled.slots);
   const today = (input.at ?? new Date()).toISOString().slice(0, 10);
   const precedence = layerPrecedence(input.jurisdiction);
 

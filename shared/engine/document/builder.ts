@@ -847,8 +847,9 @@ class WordTable {
 
   /** @param expected words the document is expected to hold (a few distinct ones need little room) */
   constructor(expected: number) {
+    // Even a long text has a few hundred distinct words; the table grows when it has more.
     let capacity = 64;
-    while (capacity < expected && capacity < 4096) capacity *= 2;
+    while (capacity < expected && capacity < 512) capacity *= 2;
     this.#mask = capacity - 1;
     this.#words = new Array(capacity);
     this.#hashes = new Int32Array(capacity);
