@@ -1,6 +1,9 @@
 /**
- * HTML into the document model, in one walk of the DOM (linkedom): visible
- * text, and apart from it what sits only in attributes (alt, title,
+ * HTML into the document model, in one walk of the DOM: by default the
+ * minimal DOM light_dom.ts builds straight from htmlparser2's events (the
+ * parser and options linkedom uses), or linkedom's own DOM of the same parse
+ * (`dom: "linkedom"`, the reference the tests hold it to). The walk reads
+ * visible text, and apart from it what sits only in attributes (alt, title,
  * aria-label, placeholder), meta tags and the page title, hidden elements and
  * tiny or faint text (style.ts). Chat bubbles (elements whose class or
  * data-role/data-sender names a speaker) become dialogue turns.
