@@ -154,10 +154,26 @@ const NO_MATCHES: Matches = Object.freeze({
   ends: Object.freeze([]) as unknown as number[],
 });
 
-/** A word trie of some lexicon entries' sequences, with its memoised first step. */
+/** Most words whose first step a lexicon remembers, over its whole trie and all its views. */
+const ROOT_STEP_BUDGET = 200_000;
+
+/** The first step of a word that starts no term (shared, never written to). */
+const NO_STEPS: TrieNode[] = Object.freeze([]) as unknown as TrieNode[];
+
+/**
+ * A word trie of some lexicon entries' sequences, with its memoised first
+ * step. The tries of a lexicon (the whole one and its views) share one budget
+ * of remembered words, so that views never multiply the memory the memo may
+ * take: a trie that finds the budget spent forgets its own words first.
+ */
 class Trie {
   readonly root = newNode();
   readonly #rootSteps = new Map<string, TrieNode[]>();
+  readonly #budget: { left: number };
+
+  constructor(budget: { left: number }) {
+    this.#budget = budget;
+  }
 
   insert(sequence: readonly WordPattern[], id: number): void {
     let node = this.root;
@@ -182,7 +198,17 @@ class Trie {
     }
     node.ends ??= [];
     if (!node.ends.includes(id)) node.ends.push(id);
+    this.#forget();
+  }
+
+  #forget(): void {
+    this.#budget.left += this.#rootSteps.size;
     this.#rootSteps.clear();
+  }
+
+  /** Returns the words it remembers to the budget (a view dropped). */
+  release(): void {
+    this.#forget();
   }
 
   /** The nodes one word leads to from the root: the step most tokens take, memoised per word. */
@@ -198,7 +224,12 @@ class Trie {
           if (word.startsWith(entry.prefix)) steps.push(entry.node);
         }
       }
-      if (this.#rootSteps.size < 200_000) this.#rootSteps.set(word, steps);
+      if (steps.length === 0) steps = NO_STEPS;
+      if (this.#budget.left <= 0) this.#forget();
+      if (this.#budget.left > 0) {
+        this.#rootSteps.set(word, steps);
+        this.#budget.left -= 1;
+      }
     }
     return steps;
   }
@@ -219,7 +250,9 @@ export interface LexiconView {
 
 /** A compiled set of lexicon entries (concepts and inline terms), matched in one pass. */
 export class Lexicon {
-  readonly #trie = new Trie();
+  /** Words whose first step the lexicon's tries may still remember. */
+  readonly #budget = { left: ROOT_STEP_BUDGET };
+  readonly #trie = new Trie(this.#budget);
   /** Each entry's word sequences, to build views from. */
   readonly #sequences: WordPattern[][][] = [];
   readonly #views = new Map<string, LexiconView>();
@@ -243,6 +276,7 @@ export class Lexicon {
     this.#size += 1;
     this.#sequences.push(sequences);
     for (const sequence of sequences) this.#trie.insert(sequence, id);
+    for (const view of this.#views.values()) (view.trie as Trie).release();
     this.#views.clear();
     return id;
   }
@@ -260,7 +294,7 @@ export class Lexicon {
     const key = ids.join(",");
     let view = this.#views.get(key);
     if (view === undefined) {
-      const trie = new Trie();
+      const trie = new Trie(this.#budget);
       for (const id of ids) {
         for (const sequence of this.#sequences[id]) trie.insert(sequence, id);
       }
