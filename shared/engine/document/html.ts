@@ -231,10 +231,10 @@ class Attributes {
     const names = node.getAttributeNames();
     for (let i = 0; i < names.length; i += 1) {
       const name = names[i];
-      // After parsing, linkedom's `class` attribute holds the class list joined, which is
-      // what getAttribute("class") returns.
-      const value = node.getAttributeNode(name)?.value;
-      if (value === undefined) continue;
+      // For `class`, linkedom's getAttribute returns the class list joined, which is also
+      // what its attribute holds after parsing; the minimal DOM stores it so.
+      const value = node.getAttribute(name);
+      if (value === null) continue;
       this.names[this.size] = name;
       this.values[this.size] = value;
       this.size += 1;

@@ -25,6 +25,9 @@ const TEXT = 3;
 const CDATA = 4;
 const COMMENT = 8;
 
+/** The attributes of a node that has none (never written to). */
+const NONE: string[] = Object.freeze([]) as unknown as string[];
+
 /** A node of the minimal DOM. */
 export class LightNode {
   readonly nodeType: number;
@@ -36,15 +39,14 @@ export class LightNode {
   firstChild: LightNode | null = null;
   lastChild: LightNode | null = null;
   nextSibling: LightNode | null = null;
-  readonly #names: string[];
-  readonly #values: string[];
+  // Attribute names and values, in order; shared empty arrays until the first attribute.
+  #names: string[] = NONE;
+  #values: string[] = NONE;
 
   constructor(nodeType: number, localName: string, nodeValue: string | null) {
     this.nodeType = nodeType;
     this.localName = localName;
     this.nodeValue = nodeValue;
-    this.#names = [];
-    this.#values = [];
   }
 
   /** Upper-case tag name (as an HTML document's nodeName). */
@@ -53,6 +55,10 @@ export class LightNode {
   }
 
   setAttribute(name: string, value: string): void {
+    if (this.#names === NONE) {
+      this.#names = [];
+      this.#values = [];
+    }
     this.#names.push(name);
     this.#values.push(value);
   }
