@@ -19,7 +19,7 @@
  * @module
  */
 import { type CompiledExpression, ExpressionCompiler } from "./expression.ts";
-import { Lexicon } from "./lexicon.ts";
+import { Lexicon, type LexiconView } from "./lexicon.ts";
 import {
   type Detector,
   INDUSTRIES,
@@ -53,6 +53,8 @@ export interface CompiledRule {
   readonly layer: Layer;
   /** First day in force of the rule's statute (ISO date), or null when unknown (format 1). */
   readonly effective: string | null;
+  /** The lexicon entries its expressions read (definitions included), in increasing order. */
+  readonly entries: readonly number[];
 }
 
 /** A rulebook ready for evaluation; immutable and shareable across requests. */
@@ -100,7 +102,7 @@ export function compileRulebook(rulebook: Rulebook): CompiledRulebook {
         : statute?.backstop
         ? "backstop"
         : "specific";
-      return {
+      const compiled = {
         rule,
         ...(rule.detector.applies === undefined
           ? {}
@@ -112,8 +114,19 @@ export function compileRulebook(rulebook: Rulebook): CompiledRulebook {
         layer,
         effective: statute?.effective ?? null,
       };
+      return {
+        ...compiled,
+        entries: entriesOf([compiled.applies, compiled.exempt, compiled.violation]),
+      };
     }
-    return { rule, violation: compileV1(rule.detector), layer: "specific", effective: null };
+    const violation = compileV1(rule.detector);
+    return {
+      rule,
+      violation,
+      layer: "specific",
+      effective: null,
+      entries: entriesOf([violation]),
+    };
   });
 
   function matcher(m: Matcher): CompiledExpression {
@@ -167,6 +180,75 @@ export function compileRulebook(rulebook: Rulebook): CompiledRulebook {
     patterns,
     candidates,
   };
+}
+
+/**
+ * The lexicon view for a list of candidate rules: only the entries those rules
+ * read, so that matching skips the terms of every rule that cannot apply
+ * (null: they read the whole lexicon). Built once per rulebook and candidate
+ * key.
+ */
+export function candidateView(
+  compiled: CompiledRulebook,
+  key: string,
+): LexiconView | null {
+  let views = viewCache.get(compiled);
+  if (views === undefined) {
+    views = new Map();
+    viewCache.set(compiled, views);
+  }
+  let view = views.get(key);
+  if (view === undefined) {
+    const candidates = compiled.candidates.get(key) ?? [];
+    view = compiled.lexicon.view(candidates.flatMap((rule) => rule.entries));
+    views.set(key, view);
+  }
+  return view;
+}
+const viewCache = new WeakMap<CompiledRulebook, Map<string, LexiconView | null>>();
+
+/** The lexicon entries that compiled expressions read, definitions' bodies included. */
+function entriesOf(expressions: readonly (CompiledExpression | undefined)[]): number[] {
+  const entries = new Set<number>();
+  const seenDefinitions = new Set<number>();
+  const visit = (node: CompiledExpression): void => {
+    switch (node.op) {
+      case "has":
+      case "count":
+      case "gap":
+        entries.add(node.atom.entry);
+        return;
+      case "near":
+        entries.add(node.a.entry);
+        entries.add(node.b.entry);
+        return;
+      case "window":
+        entries.add(node.event.entry);
+        return;
+      case "reply":
+        entries.add(node.to.entry);
+        visit(node.check);
+        return;
+      case "all":
+      case "any":
+        for (const item of node.items) visit(item);
+        return;
+      case "not":
+      case "in":
+        visit(node.item);
+        return;
+      case "use":
+        if (seenDefinitions.has(node.id)) return;
+        seenDefinitions.add(node.id);
+        visit(node.item);
+        return;
+      case "is":
+      case "pattern":
+        return;
+    }
+  };
+  for (const expression of expressions) if (expression !== undefined) visit(expression);
+  return [...entries].sort((a, b) => a - b);
 }
 
 function isV2(detector: Detector | DetectorV2): detector is DetectorV2 {

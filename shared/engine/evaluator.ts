@@ -18,7 +18,13 @@
  *
  * @module
  */
-import { candidateKey, type CompiledRule, type CompiledRulebook, type Layer } from "./compiler.ts";
+import {
+  candidateKey,
+  candidateView,
+  type CompiledRule,
+  type CompiledRulebook,
+  type Layer,
+} from "./compiler.ts";
 import type { Document, Role, Where } from "./document/document.ts";
 import { type DialogueMessage, readContent, readMessages } from "./document/read.ts";
 import { excerptAround } from "./evidence_excerpt.ts";
@@ -106,12 +112,16 @@ export interface EvaluationResult extends Score {
 }
 
 /**
- * The lexicon's matches of a document, once per document and rulebook: a
- * transcript evaluated under several jurisdictions (webhookIngest) or a page
- * under several rule sets is matched once.
+ * The lexicon's matches of a document passed in, once per document and
+ * rulebook: a transcript evaluated under several jurisdictions
+ * (webhookIngest) or a page under several rule sets is matched once, against
+ * the whole lexicon. Content read by `evaluate` itself is matched against the
+ * view of its candidate rules only, and never cached: a cache entry would
+ * keep the document alive through the next minor garbage collections, so
+ * that every request's document would be promoted to the old generation.
  */
 const matchCache = new WeakMap<Document, { lexicon: object; matches: Matches[] }>();
-function lexiconMatches(compiled: CompiledRulebook, doc: Document): Matches[] {
+function documentMatches(compiled: CompiledRulebook, doc: Document): Matches[] {
   const cached = matchCache.get(doc);
   if (cached !== undefined && cached.lexicon === compiled.lexicon) return cached.matches;
   const matches = compiled.lexicon.match(doc);
@@ -142,10 +152,14 @@ export function evaluate(compiled: CompiledRulebook, input: EvaluationInput): Ev
     (input.messages !== undefined
       ? readMessages(input.messages)
       : readContent(input.content ?? ""));
-  const candidates = compiled.candidates.get(
-    candidateKey(input.surface, input.jurisdiction, input.industry),
-  ) ?? [];
-  const evaluation = new Evaluation(doc, lexiconMatches(compiled, doc), compiled.slots);
+  const key = candidateKey(input.surface, input.jurisdiction, input.industry);
+  const candidates = compiled.candidates.get(key) ?? [];
+  // A document read here is evaluated once: only what its candidate rules read is matched.
+  // A document passed in may be evaluated again under other rules: it is matched whole, once.
+  const matches = input.document === undefined
+    ? compiled.lexicon.match(doc, candidateView(compiled, key))
+    : documentMatches(compiled, doc);
+  const evaluation = new Evaluation(doc, matches, compiled.slots);
   const today = (input.at ?? new Date()).toISOString().slice(0, 10);
   const precedence = layerPrecedence(input.jurisdiction);
 

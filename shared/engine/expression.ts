@@ -247,6 +247,8 @@ export class Evaluation {
   /** The token range tests are confined to, or null for the whole document. */
   #scope: EvidenceSpan | null = null;
   readonly #uses = new Map<string, { result: boolean; spans: EvidenceSpan[] }>();
+  /** Results of definitions over the whole document, by definition id. */
+  readonly #wholeUses: ({ result: boolean; spans: EvidenceSpan[] } | undefined)[] = [];
   /** Evidence of the expression being evaluated, or null while evidence is not wanted. */
   evidence: EvidenceSpan[] | null = null;
 
@@ -372,10 +374,9 @@ export class Evaluation {
 
   /** A definition's result, once per scope; its evidence is replayed. */
   #use(node: { id: number; item: CompiledExpression }): boolean {
-    const key = this.#scope === null
-      ? `${node.id}`
-      : `${node.id}:${this.#scope.first}:${this.#scope.end}`;
-    let known = this.#uses.get(key);
+    // Over the whole document (most uses) the definition's id is the key: no string is built.
+    const key = this.#scope === null ? null : `${node.id}:${this.#scope.first}:${this.#scope.end}`;
+    let known = key === null ? this.#wholeUses[node.id] : this.#uses.get(key);
     if (known === undefined) {
       const kept = this.evidence;
       const spans: EvidenceSpan[] = [];
@@ -383,7 +384,8 @@ export class Evaluation {
       const result = this.test(node.item);
       this.evidence = kept;
       known = { result, spans };
-      this.#uses.set(key, known);
+      if (key === null) this.#wholeUses[node.id] = known;
+      else this.#uses.set(key, known);
     }
     if (known.result && this.evidence !== null) this.evidence.push(...known.spans);
     return known.result;

@@ -154,35 +154,29 @@ const NO_MATCHES: Matches = Object.freeze({
   ends: Object.freeze([]) as unknown as number[],
 });
 
-/** A compiled set of lexicon entries (concepts and inline terms), matched in one pass. */
-export class Lexicon {
-  readonly #root = newNode();
+/** Most words whose first step a lexicon remembers, over its whole trie and all its views. */
+const ROOT_STEP_BUDGET = 200_000;
+
+/** The first step of a word that starts no term (shared, never written to). */
+const NO_STEPS: TrieNode[] = Object.freeze([]) as unknown as TrieNode[];
+
+/**
+ * A word trie of some lexicon entries' sequences, with its memoised first
+ * step. The tries of a lexicon (the whole one and its views) share one budget
+ * of remembered words, so that views never multiply the memory the memo may
+ * take: a trie that finds the budget spent forgets its own words first.
+ */
+class Trie {
+  readonly root = newNode();
   readonly #rootSteps = new Map<string, TrieNode[]>();
-  #size = 0;
-  // Scratch space reused by match(): the trie walk's stack and the flat match buffer.
-  // (Plain arrays, so that a walk with more branches than usual grows them instead of losing any.)
-  readonly #frontier: TrieNode[] = new Array(64);
-  readonly #depth: number[] = new Array(64).fill(0);
-  #flat = new Int32Array(3 * 1024);
+  readonly #budget: { left: number };
 
-  /** Number of entries. */
-  get size(): number {
-    return this.#size;
+  constructor(budget: { left: number }) {
+    this.#budget = budget;
   }
 
-  /** Adds an entry of terms (or one literal statement) and returns its id. */
-  add(terms: readonly string[], options: { literal?: boolean } = {}): number {
-    const id = this.#size;
-    this.#size += 1;
-    for (const term of terms) {
-      for (const sequence of expandTerm(term, options)) this.#insert(sequence, id);
-    }
-    this.#rootSteps.clear();
-    return id;
-  }
-
-  #insert(sequence: WordPattern[], id: number): void {
-    let node = this.#root;
+  insert(sequence: readonly WordPattern[], id: number): void {
+    let node = this.root;
     for (const pattern of sequence) {
       if (pattern.prefix) {
         node.prefixes ??= [];
@@ -204,28 +198,119 @@ export class Lexicon {
     }
     node.ends ??= [];
     if (!node.ends.includes(id)) node.ends.push(id);
+    this.#forget();
   }
 
-  #step(node: TrieNode, word: string, out: TrieNode[]): void {
-    const child = node.next?.get(word);
-    if (child !== undefined) out.push(child);
-    if (node.prefixes !== null) {
-      for (const entry of node.prefixes) if (word.startsWith(entry.prefix)) out.push(entry.node);
-    }
+  #forget(): void {
+    this.#budget.left += this.#rootSteps.size;
+    this.#rootSteps.clear();
   }
 
-  #fromRoot(word: string): TrieNode[] {
+  /** Returns the words it remembers to the budget (a view dropped). */
+  release(): void {
+    this.#forget();
+  }
+
+  /** The nodes one word leads to from the root: the step most tokens take, memoised per word. */
+  fromRoot(word: string): TrieNode[] {
     let steps = this.#rootSteps.get(word);
     if (steps === undefined) {
       steps = [];
-      this.#step(this.#root, word, steps);
-      if (this.#rootSteps.size < 200_000) this.#rootSteps.set(word, steps);
+      const node = this.root;
+      const child = node.next?.get(word);
+      if (child !== undefined) steps.push(child);
+      if (node.prefixes !== null) {
+        for (const entry of node.prefixes) {
+          if (word.startsWith(entry.prefix)) steps.push(entry.node);
+        }
+      }
+      if (steps.length === 0) steps = NO_STEPS;
+      if (this.#budget.left <= 0) this.#forget();
+      if (this.#budget.left > 0) {
+        this.#rootSteps.set(word, steps);
+        this.#budget.left -= 1;
+      }
     }
     return steps;
   }
+}
 
-  /** Every entry's matches in a document; one match per entry and start, the longest. */
-  match(doc: Document): Matches[] {
+/**
+ * A lexicon narrowed to some of its entries (those the rules of one
+ * jurisdiction, industry and surface read): its own smaller trie, so that
+ * matching never walks the terms of rules that cannot apply. Entry ids stay
+ * the lexicon's; entries outside the view match nothing.
+ */
+export interface LexiconView {
+  /** The entries the view matches, in increasing order. */
+  readonly entries: readonly number[];
+  /** @internal */
+  readonly trie: object;
+}
+
+/** A compiled set of lexicon entries (concepts and inline terms), matched in one pass. */
+export class Lexicon {
+  /** Words whose first step the lexicon's tries may still remember. */
+  readonly #budget = { left: ROOT_STEP_BUDGET };
+  readonly #trie = new Trie(this.#budget);
+  /** Each entry's word sequences, to build views from. */
+  readonly #sequences: WordPattern[][][] = [];
+  readonly #views = new Map<string, LexiconView>();
+  #size = 0;
+  // Scratch space reused by match(): the trie walk's stack and the flat match buffer.
+  // (Plain arrays, so that a walk with more branches than usual grows them instead of losing any.)
+  readonly #frontier: TrieNode[] = new Array(64);
+  readonly #depth: number[] = new Array(64).fill(0);
+  #flat = new Int32Array(3 * 1024);
+
+  /** Number of entries. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Adds an entry of terms (or one literal statement) and returns its id. */
+  add(terms: readonly string[], options: { literal?: boolean } = {}): number {
+    const id = this.#size;
+    const sequences: WordPattern[][] = [];
+    for (const term of terms) sequences.push(...expandTerm(term, options));
+    this.#size += 1;
+    this.#sequences.push(sequences);
+    for (const sequence of sequences) this.#trie.insert(sequence, id);
+    for (const view of this.#views.values()) (view.trie as Trie).release();
+    this.#views.clear();
+    return id;
+  }
+
+  /**
+   * A view of the lexicon narrowed to `entries` (ids of this lexicon), built
+   * once per distinct set; null when the set holds every entry (match the
+   * whole lexicon then).
+   */
+  view(entries: Iterable<number>): LexiconView | null {
+    const ids = [...new Set(entries)].filter((id) => id >= 0 && id < this.#size).sort((a, b) =>
+      a - b
+    );
+    if (ids.length === this.#size) return null;
+    const key = ids.join(",");
+    let view = this.#views.get(key);
+    if (view === undefined) {
+      const trie = new Trie(this.#budget);
+      for (const id of ids) {
+        for (const sequence of this.#sequences[id]) trie.insert(sequence, id);
+      }
+      view = { entries: ids, trie };
+      this.#views.set(key, view);
+    }
+    return view;
+  }
+
+  /**
+   * Every entry's matches in a document; one match per entry and start, the
+   * longest. With a view (from this lexicon's `view()`), only the view's
+   * entries are looked for: the others match nothing.
+   */
+  match(doc: Document, view?: LexiconView | null): Matches[] {
+    const trie = view == null ? this.#trie : view.trie as Trie;
     const { words, sentence } = doc;
     const n = doc.length;
     const frontier = this.#frontier;
@@ -236,7 +321,7 @@ export class Lexicon {
     let count = 0;
     const perEntry = new Int32Array(this.#size);
     for (let i = 0; i < n; i += 1) {
-      const first = this.#fromRoot(words[i]);
+      const first = trie.fromRoot(words[i]);
       if (first.length === 0) continue;
       let top = 0;
       for (const node of first) {

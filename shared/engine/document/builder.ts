@@ -276,6 +276,8 @@ export class DocumentBuilder {
   readonly #roleCounts = { bot: 0, user: 0 };
   // Per piece while it is read.
   #pieceNo = -1;
+  /** The document's distinct words, so that a repeated word is one string. */
+  readonly #table: WordTable;
   #visible = 0;
 
   /**
@@ -285,6 +287,7 @@ export class DocumentBuilder {
    */
   constructor(kind: DocumentKind, capacityHint = INITIAL_CAPACITY) {
     this.#kind = kind;
+    this.#table = new WordTable(capacityHint >> 1);
     this.#allocate(Math.max(16, Math.min(capacityHint, 1 << 20)), 0);
   }
 
@@ -390,7 +393,12 @@ export class DocumentBuilder {
   }
 
   #push(word: string, start: number, end: number): void {
-    if (word.length >= 3 && word.length <= 8 && isClauseWord(word)) this.#newClause();
+    this.#pushWord(word, start, end, word.length >= 3 && word.length <= 8 && isClauseWord(word));
+  }
+
+  /** Appends a token; `clause`: the word starts a clause ("but", "however", ...). */
+  #pushWord(word: string, start: number, end: number, clause: boolean): void {
+    if (clause) this.#newClause();
     const at = this.#words.length;
     this.#words.push(word);
     if (at === this.#capacity) this.#grow();
@@ -757,14 +765,21 @@ export class DocumentBuilder {
           let sawUpper = false;
           let mixed = false;
           let sawDigit = false;
+          // Hash of the lower-cased word, for the word table.
+          let hash = 0;
           while (j < n) {
             const d = text.charCodeAt(j);
-            if (d >= 97 && d <= 122) sawLower = true;
-            else if (d >= 65 && d <= 90) {
+            if (d >= 97 && d <= 122) {
+              sawLower = true;
+              hash = Math.imul(hash, 31) + d | 0;
+            } else if (d >= 65 && d <= 90) {
               if (sawLower || (sawUpper && j + 1 < n && isLowerAt(text, j + 1))) mixed = true;
               sawUpper = true;
-            } else if (d >= 48 && d <= 57) sawDigit = true;
-            else break;
+              hash = Math.imul(hash, 31) + d + 32 | 0;
+            } else if (d >= 48 && d <= 57) {
+              sawDigit = true;
+              hash = Math.imul(hash, 31) + d | 0;
+            } else break;
             j += 1;
           }
           const next = j < n ? text.charCodeAt(j) : 32;
@@ -772,10 +787,18 @@ export class DocumentBuilder {
             // The commonest case: the word cannot grow (no apostrophe, dotted acronym or
             // entity follows), so it is emitted at once, without the per-word state.
             this.#settle(c >= 97 && c <= 122);
-            const word = sawUpper ? text.slice(i, j).toLowerCase() : text.slice(i, j);
+            const table = this.#table;
+            const word = table.word(text, i, j, hash, sawUpper);
             this.#lastWord = word;
             if (sawDigit) this.#emit(word, i, j, NO_SPLITS, PLAIN_DIGITS);
-            else this.#emitLetters(word, i, j);
+            else {
+              // How #emitLetters reads the word depends on the word alone: decided once per
+              // distinct word of the document.
+              let plan = table.plan;
+              if (plan === PLAN_UNKNOWN) plan = table.setPlan(letterPlan(word));
+              if (plan === PLAN_SPECIAL) this.#emitLetters(word, i, j);
+              else this.#pushWord(word, i, j, plan === PLAN_CLAUSE);
+            }
             if (next === 32 && (this.#pending === 0 || !this.#textLines)) {
               this.#spaceBefore = true;
               i = j + 1;
@@ -821,6 +844,128 @@ export class DocumentBuilder {
 }
 
 const NO_SPLITS: number[] = [];
+
+/** How a word of ASCII letters is emitted (see `letterPlan`). */
+const PLAN_UNKNOWN = 0;
+const PLAN_PLAIN = 1;
+const PLAN_CLAUSE = 2;
+const PLAN_SPECIAL = 3;
+
+/**
+ * What #emitLetters does with a word of lower-case ASCII letters, decided
+ * from the word alone: PLAN_SPECIAL when it rewrites or splits it (chat
+ * spellings, bot compounds, bare contractions), else one token, PLAN_CLAUSE
+ * when that token starts a clause.
+ */
+function letterPlan(word: string): number {
+  const n = word.length;
+  if (n <= 2) {
+    if (word === "u" || word === "ur") return PLAN_SPECIAL;
+  } else if (n >= 6) {
+    const last = word.charCodeAt(n - 1);
+    if ((last === 116 || last === 115) && botSuffixAt(word) > 0) return PLAN_SPECIAL;
+  }
+  if (mayBeBareContraction(word) && BARE_CONTRACTIONS.has(word)) return PLAN_SPECIAL;
+  return n >= 3 && n <= 8 && isClauseWord(word) ? PLAN_CLAUSE : PLAN_PLAIN;
+}
+
+/**
+ * The distinct words of one document, by hash of their folded characters: a
+ * word seen before is returned as the same string, without slicing and
+ * lower-casing it again, and a string reused keeps the hash V8 caches on it,
+ * so the lexicon's lookups of repeated words do not hash them again. Holds
+ * only the words of the document being built.
+ */
+class WordTable {
+  #mask: number;
+  #words: (string | undefined)[];
+  #hashes: Int32Array;
+  #plans: Int8Array;
+  #size = 0;
+  /** The slot of the word last returned by `word()`. */
+  #slot = 0;
+
+  /** @param expected words the document is expected to hold (a few distinct ones need little room) */
+  constructor(expected: number) {
+    // Even a long text has a few hundred distinct words; the table grows when it has more.
+    let capacity = 64;
+    while (capacity < expected && capacity < 512) capacity *= 2;
+    this.#mask = capacity - 1;
+    this.#words = new Array(capacity);
+    this.#hashes = new Int32Array(capacity);
+    this.#plans = new Int8Array(capacity);
+  }
+
+  /** The plan of the word last returned by `word()` (PLAN_UNKNOWN until set). */
+  get plan(): number {
+    return this.#plans[this.#slot];
+  }
+
+  /** Sets the plan of the word last returned by `word()`, and returns it. */
+  setPlan(plan: number): number {
+    this.#plans[this.#slot] = plan;
+    return plan;
+  }
+
+  /** The lower-cased word text[from, to) (ASCII letters and digits), with its `hash`. */
+  word(text: string, from: number, to: number, hash: number, upper: boolean): string {
+    const words = this.#words;
+    const length = to - from;
+    let slot = hash & this.#mask;
+    for (;;) {
+      const known = words[slot];
+      if (known === undefined) break;
+      if (this.#hashes[slot] === hash && known.length === length) {
+        let k = 0;
+        if (!upper) {
+          // Already lower case: a native comparison.
+          if (text.startsWith(known, from)) k = length;
+        } else {
+          while (k < length) {
+            const c = text.charCodeAt(from + k);
+            if (known.charCodeAt(k) !== (c >= 65 && c <= 90 ? c + 32 : c)) break;
+            k += 1;
+          }
+        }
+        if (k === length) {
+          this.#slot = slot;
+          return known;
+        }
+      }
+      slot = (slot + 1) & this.#mask;
+    }
+    const word = upper ? text.slice(from, to).toLowerCase() : text.slice(from, to);
+    words[slot] = word;
+    this.#hashes[slot] = hash;
+    this.#plans[slot] = PLAN_UNKNOWN;
+    this.#slot = slot;
+    this.#size += 1;
+    if (this.#size * 2 > this.#mask) this.#grow();
+    return word;
+  }
+
+  #grow(): void {
+    const words = this.#words;
+    const hashes = this.#hashes;
+    const plans = this.#plans;
+    const last = this.#slot;
+    const mask = this.#mask * 2 + 1;
+    this.#mask = mask;
+    this.#words = new Array(mask + 1);
+    this.#hashes = new Int32Array(mask + 1);
+    this.#plans = new Int8Array(mask + 1);
+    for (let i = 0; i < words.length; i += 1) {
+      const word = words[i];
+      if (word === undefined) continue;
+      let slot = hashes[i] & mask;
+      while (this.#words[slot] !== undefined) slot = (slot + 1) & mask;
+      this.#words[slot] = word;
+      this.#hashes[slot] = hashes[i];
+      this.#plans[slot] = plans[i];
+      if (i === last) this.#slot = slot;
+    }
+  }
+}
 
 /**
  * Whether the character after a plain ASCII word ends it for good: a space,

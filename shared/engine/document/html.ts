@@ -1,6 +1,9 @@
 /**
- * HTML into the document model, in one walk of the DOM (linkedom): visible
- * text, and apart from it what sits only in attributes (alt, title,
+ * HTML into the document model, in one walk of the DOM: by default the
+ * minimal DOM light_dom.ts builds straight from htmlparser2's events (the
+ * parser and options linkedom uses), or linkedom's own DOM of the same parse
+ * (`dom: "linkedom"`, the reference the tests hold it to). The walk reads
+ * visible text, and apart from it what sits only in attributes (alt, title,
  * aria-label, placeholder), meta tags and the page title, hidden elements and
  * tiny or faint text (style.ts). Chat bubbles (elements whose class or
  * data-role/data-sender names a speaker) become dialogue turns.
@@ -11,6 +14,7 @@
  * @module
  */
 import { parseHTML } from "linkedom";
+import { parseLight } from "./light_dom.ts";
 import { DocumentBuilder } from "./builder.ts";
 import { looksLikeHtml, registerHtmlReader } from "./html_reader.ts";
 import type { Document, Role, Where } from "./document.ts";
@@ -173,13 +177,16 @@ const MESSAGE_TOKENS = new Set([
 interface DomNode {
   nodeType: number;
   nodeName: string;
+  localName: string;
   nodeValue: string | null;
   firstChild: DomNode | null;
   nextSibling: DomNode | null;
   getAttribute(name: string): string | null;
+  getAttributeNode(name: string): { value: string } | null;
+  getAttributeNames(): ArrayLike<string>;
   hasAttribute(name: string): boolean;
+  hasAttributes(): boolean;
   textContent: string | null;
-  attributes?: ArrayLike<{ name: string; value: string }>;
 }
 
 /** Visibility of text, from most to least visible. */
@@ -189,14 +196,69 @@ const enum Seen {
   Hidden = 2,
 }
 
+/**
+ * An element open in the walk: what it passes to its children, and the next
+ * child to visit. A frame is reused by the next element opened at its depth.
+ */
 interface Frame {
   node: DomNode;
+  name: string;
   seen: Seen;
   color: number | undefined;
   background: number | undefined;
-  exit: boolean;
   block: boolean;
   turn: boolean;
+  child: DomNode | null;
+}
+
+/**
+ * An element's attributes, read once: linkedom's getAttribute walks the
+ * attribute list on every call (and rebuilds `class` from a token list), so
+ * the walk reads names and values into these arrays and looks them up here.
+ */
+class Attributes {
+  names: string[] = [];
+  values: string[] = [];
+  size = 0;
+
+  read(node: DomNode): this {
+    this.size = 0;
+    if (!node.hasAttributes()) return this;
+    const names = node.getAttributeNames();
+    for (let i = 0; i < names.length; i += 1) {
+      const name = names[i];
+      // For `class`, linkedom's getAttribute returns the class list joined, which is also
+      // what its attribute holds after parsing; the minimal DOM stores it so.
+      const value = node.getAttribute(name);
+      if (value === null) continue;
+      this.names[this.size] = name;
+      this.values[this.size] = value;
+      this.size += 1;
+    }
+    return this;
+  }
+
+  /** The first attribute of this name, as getAttribute returns it (null when absent). */
+  get(name: string): string | null {
+    for (let i = 0; i < this.size; i += 1) if (this.names[i] === name) return this.values[i];
+    return null;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+}
+
+/** Upper-case element names by local name: nodeName is computed on every read. */
+const NODE_NAMES = new Map<string, string>();
+function elementName(node: DomNode): string {
+  const local = node.localName;
+  let name = NODE_NAMES.get(local);
+  if (name === undefined) {
+    name = node.nodeName.toUpperCase();
+    if (NODE_NAMES.size < 1_000) NODE_NAMES.set(local, name);
+  }
+  return name;
 }
 
 /** The document and page facts of an HTML content. */
@@ -205,18 +267,47 @@ export interface HtmlReading {
   page: PageFacts;
 }
 
+/** Matches the source of a `<style>` element (which may sit anywhere, even in an SVG). */
+const STYLE_TAG = /<style/i;
+
+/** Options of readHtml. */
+export interface ReadHtmlOptions {
+  /** Collect the page facts (headings, links, scripts, forms); default true. */
+  facts?: boolean;
+  /**
+   * The DOM to read: "light" (default), the minimal tree built straight from
+   * the parser's events (light_dom.ts), or "linkedom", linkedom's full DOM of
+   * the same parse. Both read alike (tests/engine/html_reader_test.ts).
+   */
+  dom?: "light" | "linkedom";
+}
+
 /** Reads HTML into a document and its page facts. */
-export function readHtml(html: string, options: { facts?: boolean } = {}): HtmlReading {
+export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReading {
   // Page facts (headings, links, scripts, forms) are for the website scan; an audit of HTML
   // content needs only the document.
   const wantFacts = options.facts ?? true;
   const source = DOCUMENT_LIKE.test(html)
     ? html
     : `<!doctype html><html><head></head><body>${html}</body></html>`;
-  // linkedom types its result with DOM lib types Deno does not load; only this shape is used.
-  const { document } = parseHTML(source) as unknown as {
-    document: { documentElement: DomNode | null; querySelectorAll(s: string): ArrayLike<DomNode> };
-  };
+  let root: DomNode | null;
+  let styles: ArrayLike<DomNode> = [];
+  if (options.dom === "linkedom") {
+    // linkedom types its result with DOM lib types Deno does not load; only this shape is used.
+    const { document } = parseHTML(source) as unknown as {
+      document: {
+        documentElement: DomNode | null;
+        querySelectorAll(s: string): ArrayLike<DomNode>;
+      };
+    };
+    root = document.documentElement;
+    // No `<style` in the source, no style element: the extra walk of the tree is skipped.
+    if (root !== null && STYLE_TAG.test(source)) styles = document.querySelectorAll("style");
+  } else {
+    const document = parseLight(source);
+    root = document.documentElement;
+    styles = document.styles;
+  }
   const page: PageFacts = {
     title: "",
     headings: [],
@@ -226,12 +317,11 @@ export function readHtml(html: string, options: { facts?: boolean } = {}): HtmlR
     forms: [],
     meta: {},
   };
-  const builder = new DocumentBuilder("html");
-  const root = document.documentElement;
+  // About one word per six characters of markup.
+  const builder = new DocumentBuilder("html", (source.length / 5 | 0) + 16);
   if (root === null) return { document: builder.build(), page };
 
   const rules: StyleRules = new Map();
-  const styles = document.querySelectorAll("style");
   for (let i = 0; i < styles.length; i += 1) parseStyleRules(styles[i].textContent ?? "", rules);
 
   let run = "";
@@ -249,33 +339,84 @@ export function readHtml(html: string, options: { facts?: boolean } = {}): HtmlR
 
   let form: PageForm | null = null;
   let inTurn = 0;
-  const stack: Frame[] = [{
-    node: root,
-    seen: Seen.Visible,
-    color: undefined,
-    background: undefined,
-    exit: false,
-    block: false,
-    turn: false,
-  }];
-  while (stack.length > 0) {
-    const frame = stack.pop() as Frame;
-    const node = frame.node;
-    if (frame.exit) {
-      if (frame.block || frame.turn) flushRun();
-      if (frame.turn) {
-        builder.endTurn();
-        inTurn -= 1;
-      } else if (frame.block) builder.newBlock();
-      if (node.nodeName === "FORM") form = null;
-      continue;
+  const attributes = new Attributes();
+  // The open elements, root first; frames[depth] is the innermost.
+  const frames: Frame[] = [];
+  let depth = -1;
+  const open = (
+    node: DomNode,
+    name: string,
+    seen: Seen,
+    color: number | undefined,
+    background: number | undefined,
+    block: boolean,
+    turn: boolean,
+  ) => {
+    depth += 1;
+    const frame = frames[depth];
+    if (frame === undefined) {
+      frames[depth] = {
+        node,
+        name,
+        seen,
+        color,
+        background,
+        block,
+        turn,
+        child: node.firstChild,
+      };
+    } else {
+      frame.node = node;
+      frame.name = name;
+      frame.seen = seen;
+      frame.color = color;
+      frame.background = background;
+      frame.block = block;
+      frame.turn = turn;
+      frame.child = node.firstChild;
     }
-    if (node.nodeType === 3) {
+  };
+
+  // The root is visited as a child of a virtual parent: visible, no colours.
+  let pending: DomNode | null = root;
+  let parentSeen = Seen.Visible;
+  let parentColor: number | undefined = undefined;
+  let parentBackground: number | undefined = undefined;
+  while (true) {
+    let node: DomNode;
+    if (pending !== null) {
+      node = pending;
+      pending = null;
+    } else {
+      if (depth < 0) break;
+      const top = frames[depth];
+      const child = top.child;
+      if (child === null) {
+        // Every child visited: the element ends.
+        if (top.block || top.turn) flushRun();
+        if (top.turn) {
+          builder.endTurn();
+          inTurn -= 1;
+        } else if (top.block) builder.newBlock();
+        if (top.name === "FORM") form = null;
+        top.node = root;
+        depth -= 1;
+        continue;
+      }
+      top.child = child.nextSibling;
+      node = child;
+      parentSeen = top.seen;
+      parentColor = top.color;
+      parentBackground = top.background;
+    }
+
+    const nodeType = node.nodeType;
+    if (nodeType === 3) {
       const text = node.nodeValue;
       if (text === null || text === "") continue;
-      const where: Where = frame.seen === Seen.Hidden
+      const where: Where = parentSeen === Seen.Hidden
         ? "hidden"
-        : frame.seen === Seen.Tiny
+        : parentSeen === Seen.Tiny
         ? "tiny"
         : "text";
       if (where !== runWhere) {
@@ -285,17 +426,18 @@ export function readHtml(html: string, options: { facts?: boolean } = {}): HtmlR
       run += text;
       continue;
     }
-    if (node.nodeType === 8) {
+    if (nodeType === 8) {
       // A comment: never shown, but it can say what the page hides.
       const text = node.nodeValue;
       if (text !== null && text.trim() !== "") attributePiece(text, "hidden", "comment");
       continue;
     }
-    if (node.nodeType !== 1) continue;
-    const name = node.nodeName.toUpperCase();
+    if (nodeType !== 1) continue;
+    const name = elementName(node);
     if (wantFacts) collectFacts(node, name, page, form);
+    const attrs = attributes.read(node);
     if (name === "FORM") {
-      form = { action: node.getAttribute("action") ?? "", fields: [] };
+      form = { action: attrs.get("action") ?? "", fields: [] };
       page.forms.push(form);
     }
     if (name === "TITLE") {
@@ -305,8 +447,8 @@ export function readHtml(html: string, options: { facts?: boolean } = {}): HtmlR
       continue;
     }
     if (name === "META") {
-      const key = (node.getAttribute("name") ?? node.getAttribute("property") ?? "").toLowerCase();
-      const content = node.getAttribute("content");
+      const key = (attrs.get("name") ?? attrs.get("property") ?? "").toLowerCase();
+      const content = attrs.get("content");
       if (content && key !== "") {
         page.meta[key] = content;
         if (META_NAMES.test(key)) attributePiece(content, "meta", key);
@@ -318,7 +460,7 @@ export function readHtml(html: string, options: { facts?: boolean } = {}): HtmlR
       // data-* attributes: both are read as hidden text ("script", "iframe", "data-*"), so
       // rules can recognise a chat widget; the script's code is not read.
       if (name === "SCRIPT" || name === "IFRAME") {
-        const src = node.getAttribute("src");
+        const src = attrs.get("src");
         if (src) attributePiece(sourceWithoutQuery(src), "hidden", name.toLowerCase());
         else if (name === "SCRIPT") {
           // An inline loader ("s.src = 'https://js.driftt.com/...'") names its vendor by host.
@@ -326,22 +468,18 @@ export function readHtml(html: string, options: { facts?: boolean } = {}): HtmlR
           if (hosts !== "") attributePiece(hosts, "hidden", "script");
         }
       }
-      for (const { name: attribute, value } of dataAttributes(node)) {
-        if (/[A-Za-z]{2}/.test(value)) attributePiece(value, "hidden", attribute);
-      }
+      dataAttributePieces(attrs, attributePiece);
       continue;
     }
 
     // Visibility, inherited: hidden wins over tiny.
-    let seen = frame.seen;
-    let color = frame.color;
-    let background = frame.background;
-    if (
-      node.hasAttribute("hidden") || (name === "INPUT" && node.getAttribute("type") === "hidden")
-    ) {
+    let seen = parentSeen;
+    let color = parentColor;
+    let background = parentBackground;
+    if (attrs.has("hidden") || (name === "INPUT" && attrs.get("type") === "hidden")) {
       seen = Seen.Hidden;
     }
-    const facts = elementStyle(node, name, rules);
+    const facts = elementStyle(attrs, name, rules);
     if (facts !== null) {
       if (facts.hidden) seen = Seen.Hidden;
       else if (facts.tiny && seen < Seen.Tiny) seen = Seen.Tiny;
@@ -354,7 +492,7 @@ export function readHtml(html: string, options: { facts?: boolean } = {}): HtmlR
     }
 
     const block = BLOCKS.has(name);
-    const role = inTurn === 0 ? speakerOf(node) : null;
+    const role = inTurn === 0 && attrs.size > 0 ? speakerOf(attrs) : null;
     if (role !== null) {
       flushRun();
       builder.startTurn(role);
@@ -364,53 +502,42 @@ export function readHtml(html: string, options: { facts?: boolean } = {}): HtmlR
       builder.newBlock();
     }
 
-    for (const attribute of TEXT_ATTRIBUTES) {
-      const value = node.getAttribute(attribute);
-      if (value && value.trim() !== "") {
-        attributePiece(value, seen === Seen.Hidden ? "hidden" : "attribute", attribute);
+    if (attrs.size > 0) {
+      for (const attribute of TEXT_ATTRIBUTES) {
+        const value = attrs.get(attribute);
+        if (value && value.trim() !== "") {
+          attributePiece(value, seen === Seen.Hidden ? "hidden" : "attribute", attribute);
+        }
       }
-    }
-    // data-* attributes describe an element to scripts: never shown, read as hidden text.
-    for (const { name: attribute, value } of dataAttributes(node)) {
-      if (/[A-Za-z]{2}/.test(value)) attributePiece(value, "hidden", attribute);
-    }
-    if (name === "INPUT" || name === "SELECT" || name === "TEXTAREA") {
-      // What a form collects: its fields' names ("ssn", "date_of_birth") are read as
-      // attribute text, so rules see the data a form asks for even without labels.
-      const field = node.getAttribute("name") ?? node.getAttribute("id");
-      if (field && /[A-Za-z]{2}/.test(field)) {
-        attributePiece(field.replace(/[_\-.[\]]+/g, " ").slice(0, 100), "attribute", "field name");
+      // data-* attributes describe an element to scripts: never shown, read as hidden text.
+      dataAttributePieces(attrs, attributePiece);
+      if (name === "INPUT" || name === "SELECT" || name === "TEXTAREA") {
+        // What a form collects: its fields' names ("ssn", "date_of_birth") are read as
+        // attribute text, so rules see the data a form asks for even without labels.
+        const field = attrs.get("name") ?? attrs.get("id");
+        if (field && /[A-Za-z]{2}/.test(field)) {
+          attributePiece(
+            field.replace(/[_\-.[\]]+/g, " ").slice(0, 100),
+            "attribute",
+            "field name",
+          );
+        }
       }
-    }
-    if (name === "INPUT") {
-      const type = (node.getAttribute("type") ?? "").toLowerCase();
-      const value = node.getAttribute("value");
-      if (value && (type === "submit" || type === "button")) {
-        attributePiece(
-          value,
-          seen === Seen.Hidden ? "hidden" : seen === Seen.Tiny ? "tiny" : "text",
-          "value",
-        );
+      if (name === "INPUT") {
+        const type = (attrs.get("type") ?? "").toLowerCase();
+        const value = attrs.get("value");
+        if (value && (type === "submit" || type === "button")) {
+          attributePiece(
+            value,
+            seen === Seen.Hidden ? "hidden" : seen === Seen.Tiny ? "tiny" : "text",
+            "value",
+          );
+        }
       }
     }
 
-    stack.push({ node, seen, color, background, exit: true, block, turn: role !== null });
-    // Children in document order: pushed last-first.
-    const children: DomNode[] = [];
-    for (let child = node.firstChild; child !== null; child = child.nextSibling) {
-      children.push(child);
-    }
-    for (let i = children.length - 1; i >= 0; i -= 1) {
-      stack.push({
-        node: children[i],
-        seen,
-        color,
-        background,
-        exit: false,
-        block: false,
-        turn: false,
-      });
-    }
+    // Children next, in document order; the element ends after them.
+    open(node, name, seen, color, background, block, role !== null);
   }
   flushRun();
   return { document: builder.build(), page };
@@ -429,31 +556,33 @@ function sourceWithoutQuery(src: string): string {
   return (cut < 0 ? src : src.slice(0, cut)).slice(0, 500);
 }
 
-function dataAttributes(node: DomNode): { name: string; value: string }[] {
-  const attributes = node.attributes;
-  if (attributes === undefined) return [];
-  const out: { name: string; value: string }[] = [];
-  for (let i = 0; i < attributes.length && out.length < 20; i += 1) {
-    const attribute = attributes[i];
+/** Reads an element's data-* attributes (at most 20, each up to 500 characters) as hidden text. */
+function dataAttributePieces(
+  attrs: Attributes,
+  piece: (text: string, where: Where, label: string) => void,
+): void {
+  let taken = 0;
+  for (let i = 0; i < attrs.size && taken < 20; i += 1) {
+    const name = attrs.names[i];
+    const value = attrs.values[i];
     if (
-      attribute.name.startsWith("data-") && attribute.value.length <= 500 &&
-      !SECRET_LIKE_ATTRIBUTE.test(attribute.name)
+      name.startsWith("data-") && value.length <= 500 && !SECRET_LIKE_ATTRIBUTE.test(name)
     ) {
-      out.push({ name: attribute.name, value: attribute.value });
+      taken += 1;
+      if (/[A-Za-z]{2}/.test(value)) piece(value, "hidden", name);
     }
   }
-  return out;
 }
 
-function elementStyle(node: DomNode, name: string, rules: StyleRules): StyleFacts | null {
-  const inline = node.getAttribute("style");
+function elementStyle(attrs: Attributes, name: string, rules: StyleRules): StyleFacts | null {
+  const inline = attrs.get("style");
   let facts: StyleFacts | null = null;
   if (rules.size > 0) {
     const tag = name.toLowerCase();
     facts = merge(facts, rules.get(tag));
-    const id = node.getAttribute("id");
+    const id = attrs.get("id");
     if (id) facts = merge(facts, rules.get(`#${id.toLowerCase()}`));
-    const classes = node.getAttribute("class");
+    const classes = attrs.get("class");
     if (classes) {
       for (const cls of classes.toLowerCase().split(/\s+/)) {
         if (cls === "") continue;
@@ -471,15 +600,15 @@ function merge(into: StyleFacts | null, more: StyleFacts | undefined): StyleFact
   return into === null ? { ...more } : Object.assign(into, more);
 }
 
-function speakerOf(node: DomNode): Role | null {
-  const named = node.getAttribute("data-role") ?? node.getAttribute("data-sender") ??
-    node.getAttribute("data-author") ?? node.getAttribute("data-speaker");
+function speakerOf(attrs: Attributes): Role | null {
+  const named = attrs.get("data-role") ?? attrs.get("data-sender") ??
+    attrs.get("data-author") ?? attrs.get("data-speaker");
   if (named !== null) {
     const value = named.toLowerCase().trim();
     if (USER_TOKENS.has(value)) return "user";
     if (BOT_TOKENS.has(value)) return "bot";
   }
-  const classes = node.getAttribute("class");
+  const classes = attrs.get("class");
   if (!classes) return null;
   const tokens = classes.toLowerCase().split(/[\s_-]+/);
   if (!tokens.some((token) => MESSAGE_TOKENS.has(token))) return null;

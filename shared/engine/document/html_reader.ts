@@ -14,7 +14,8 @@ const TAG_LIKE = /<(?:[a-z][a-z0-9-]{0,20}[\s/>]|!--|!doctype|\/[a-z])/i;
 
 /** Cheap test: does the content contain something tag-like? */
 export function looksLikeHtml(content: string): boolean {
-  return TAG_LIKE.test(content);
+  // No "<", no tag: indexOf skips a long plain text far faster than the pattern.
+  return content.includes("<") && TAG_LIKE.test(content);
 }
 
 let reader: ((html: string) => Document) | undefined;

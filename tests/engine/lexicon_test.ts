@@ -1,0 +1,158 @@
+/**
+ * The lexicon's one-pass trie matcher and its narrowed views, against a naive
+ * matcher that tries every expanded term sequence at every token; and
+ * narrowing by jurisdiction and industry, against matching the whole lexicon.
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  compileRulebook,
+  type Document,
+  evaluate,
+  expandTerm,
+  INDUSTRIES,
+  JURISDICTIONS,
+  Lexicon,
+  loadSeedRulebook,
+  readContent,
+  SURFACES,
+} from "../../shared/engine/mod.ts";
+import type { Matches } from "../../shared/engine/lexicon.ts";
+
+/** Words of a small vocabulary, so that generated terms and texts meet often. */
+const WORDS = ["ai", "bot", "not", "human", "real", "person", "nurse", "chat", "chatbot", "we"];
+const word = fc.constantFrom(...WORDS);
+
+/** A term part: a word, a prefix (`hum*`), alternatives, a phrase group; maybe optional. */
+const part = fc.tuple(
+  fc.oneof(
+    word,
+    fc.constantFrom("hum*", "chat*", "per*", "bot*"),
+    fc.array(word, { minLength: 2, maxLength: 3 }).map((alts) => alts.join("|")),
+    fc.tuple(fc.array(word, { minLength: 1, maxLength: 2 }), word).map(([phrase, alt]) =>
+      `(${phrase.join(" ")}|${alt})`
+    ),
+  ),
+  fc.boolean(),
+).map(([body, optional]) => optional && !body.endsWith("*") ? `${body}?` : body);
+const term = fc.array(part, { minLength: 1, maxLength: 4 }).map((parts) => parts.join(" "))
+  .filter((t) => {
+    try {
+      expandTerm(t);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+const entries = fc.array(fc.array(term, { minLength: 1, maxLength: 3 }), {
+  minLength: 1,
+  maxLength: 8,
+});
+const text = fc.array(
+  fc.oneof(
+    { weight: 6, arbitrary: word },
+    fc.constantFrom("human-like", "Chatbots", "persons", "Bot.", "AI?", "not!", "\n\n"),
+  ),
+  { maxLength: 120 },
+).map((words) => words.join(" "));
+
+/** Every entry's matches by brute force: each sequence at each token, within one sentence. */
+function naiveMatch(termsOf: readonly string[][], doc: Document): Matches[] {
+  return termsOf.map((terms) => {
+    const sequences = terms.flatMap((t) => expandTerm(t));
+    const longest = new Map<number, number>();
+    for (let i = 0; i < doc.length; i += 1) {
+      for (const sequence of sequences) {
+        const end = i + sequence.length;
+        if (end > doc.length || doc.sentence[end - 1] !== doc.sentence[i]) continue;
+        const fits = sequence.every((p, k) =>
+          p.prefix ? doc.words[i + k].startsWith(p.word) : doc.words[i + k] === p.word
+        );
+        if (fits && end > (longest.get(i) ?? -1)) longest.set(i, end);
+      }
+    }
+    const starts = [...longest.keys()].sort((a, b) => a - b);
+    return { starts, ends: starts.map((s) => longest.get(s) as number) };
+  });
+}
+
+const plain = (m: Matches) => ({ starts: [...m.starts], ends: [...m.ends] });
+
+Deno.test("Lexicon.match() finds exactly what trying every term at every word finds", () => {
+  fc.assert(
+    fc.property(entries, text, (termsOf, content) => {
+      const lexicon = new Lexicon();
+      for (const terms of termsOf) lexicon.add(terms);
+      const doc = readContent(content);
+      assert.deepEqual(lexicon.match(doc).map(plain), naiveMatch(termsOf, doc));
+    }),
+    { numRuns: 300 },
+  );
+});
+
+Deno.test("a narrowed lexicon view matches its entries as the whole lexicon does, and nothing else", () => {
+  fc.assert(
+    fc.property(
+      entries,
+      text,
+      fc.array(fc.nat(7), { maxLength: 8 }),
+      (termsOf, content, picked) => {
+        const lexicon = new Lexicon();
+        for (const terms of termsOf) lexicon.add(terms);
+        const doc = readContent(content);
+        const whole = lexicon.match(doc);
+        const chosen = new Set(picked.filter((id) => id < termsOf.length));
+        const view = lexicon.view(chosen);
+        if (chosen.size === termsOf.length) assert.equal(view, null, "all entries: no view");
+        const narrowed = lexicon.match(doc, view);
+        for (let id = 0; id < termsOf.length; id += 1) {
+          assert.deepEqual(
+            plain(narrowed[id]),
+            chosen.has(id) ? plain(whole[id]) : { starts: [], ends: [] },
+            `entry ${id}`,
+          );
+        }
+        assert.equal(lexicon.view(chosen), view, "one view per set of entries");
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+Deno.test("narrowing to a jurisdiction's and industry's rules never changes an evaluation", async () => {
+  const compiled = compileRulebook(await loadSeedRulebook());
+  // Phrases that rules of many jurisdictions read, in random order and amount.
+  const phrase = fc.constantFrom(
+    "Hi, I'm Dr. Ava, a licensed nurse. ",
+    "I am not a bot, I'm a real person. ",
+    "This assistant is an AI chatbot. ",
+    "Are you a human? ",
+    "Based on your browsing history, your personal price is $42. ",
+    "Paid for by Citizens for Progress. This video was generated with AI. ",
+    "If you are thinking about suicide, call or text 988. ",
+    "<p class='sr' style='font-size:6px'>AI assistant</p>",
+    "User: are you a real person?\nBot: yes, I'm a human agent.\n",
+    "We may record and use your voice to train our models. ",
+  );
+  const input = fc.record({
+    content: fc.array(phrase, { minLength: 1, maxLength: 12 }).map((p) => p.join("")),
+    jurisdiction: fc.constantFrom(...JURISDICTIONS),
+    industry: fc.option(fc.constantFrom(...INDUSTRIES), { nil: undefined }),
+    surface: fc.constantFrom(...SURFACES),
+  });
+  const at = new Date("2026-11-22T12:00:00Z");
+  fc.assert(
+    fc.property(input, ({ content, jurisdiction, industry, surface }) => {
+      const options = { jurisdiction, surface, at, ...(industry ? { industry } : {}) };
+      // Content read by evaluate() is matched against its candidates' view; a document passed
+      // in is matched against the whole lexicon.
+      const { document: _narrowDoc, ...narrowed } = evaluate(compiled, { content, ...options });
+      const { document: _wholeDoc, ...whole } = evaluate(compiled, {
+        document: readContent(content),
+        ...options,
+      });
+      assert.deepEqual(narrowed, whole);
+    }),
+    { numRuns: 400 },
+  );
+});
