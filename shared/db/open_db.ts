@@ -7,13 +7,23 @@ import { createSupabaseDbFromEnv } from "./supabase_db.ts";
  * A networked database (`postgres` or `supabase`), which expects its
  * migrations applied (`supabase db push`, or `deno task admin migrate`). The
  * deployed functions use this one, so their bundle never carries PGlite.
+ * Both keep the deadlines DB_CONNECT_TIMEOUT_MS and DB_STATEMENT_TIMEOUT_MS
+ * (shared/db/deadlines.ts).
  */
 export function openRemoteDb(config: Config): Db {
+  const deadlines = {
+    connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+  };
   switch (config.DB_DRIVER) {
     case "postgres":
-      return createPostgresDb((config.DATABASE_URL ?? config.SUPABASE_DB_URL)!);
+      return createPostgresDb((config.DATABASE_URL ?? config.SUPABASE_DB_URL)!, deadlines);
     case "supabase":
-      return createSupabaseDbFromEnv(config.SUPABASE_URL!, config.SUPABASE_SERVICE_ROLE_KEY!);
+      return createSupabaseDbFromEnv(
+        config.SUPABASE_URL!,
+        config.SUPABASE_SERVICE_ROLE_KEY!,
+        deadlines,
+      );
     case "pglite":
       throw new Error(
         "DB_DRIVER pglite runs only in the local process; set SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY or DATABASE_URL",

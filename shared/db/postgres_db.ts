@@ -3,13 +3,20 @@ import postgres from "postgres";
 import { type Db, DbError } from "./db.ts";
 import { safeServerMessage } from "./server_error.ts";
 import { rpcStatement } from "./rpc_statement.ts";
+import {
+  callDeadlineMs,
+  DEFAULT_DB_CONNECT_TIMEOUT_MS,
+  DEFAULT_DB_STATEMENT_TIMEOUT_MS,
+} from "./deadlines.ts";
 
 /** Connection options of the postgres adapter. */
 export interface PostgresDbOptions {
   /** Pool size; default 10. */
   max?: number;
-  /** Seconds before a connection attempt fails; default 10. */
-  connectTimeoutSeconds?: number;
+  /** Milliseconds to open a connection (TCP, TLS, startup, auth); default 3000. */
+  connectTimeoutMs?: number;
+  /** The server's `statement_timeout` of every statement, in milliseconds; default 5000. */
+  statementTimeoutMs?: number;
   /** Seconds before an idle connection is closed; default 30. */
   idleTimeoutSeconds?: number;
   /**
@@ -17,6 +24,20 @@ export interface PostgresDbOptions {
    * pooler (Supabase's port 6543), which cannot keep them.
    */
   prepare?: boolean;
+  /** While the database is unreachable, how often it is probed; default 500 ms. */
+  retryIntervalMs?: number;
+}
+
+/** The SQLSTATE of every answer given while the database is unreachable. */
+export const DB_UNAVAILABLE_CODE = "08006";
+
+/**
+ * Server errors that say the server or the connection is gone (class 08
+ * connection exception, shutdown, starting up, too many connections), as
+ * opposed to a statement's own error (a timeout, a raised exception).
+ */
+function isServerConnectionLoss(code: string): boolean {
+  return code.startsWith("08") || ["57P01", "57P02", "57P03", "53300"].includes(code);
 }
 
 /** Maps a postgres.js error to a DbError that carries no argument value. */
@@ -33,9 +54,35 @@ function toDbError(error: unknown): DbError {
   return new DbError("Database connection failed", code, { cause: error });
 }
 
+/** True for a failure of the connection rather than of the statement. */
+function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof DbError) return error.code === DB_UNAVAILABLE_CODE;
+  const code = (error as { code?: unknown })?.code;
+  if (error instanceof Error && error.name === "PostgresError") {
+    return typeof code === "string" && isServerConnectionLoss(code);
+  }
+  return true;
+}
+
 /**
- * A Db calling `public.<name>(arg => $n, ...)` over a postgres.js pool.
- * `close()` ends the pool.
+ * A Db calling `public.<name>(arg => $n, ...)` over a postgres.js pool, with
+ * deadlines and a fail-fast state:
+ *
+ * - every connection is opened within `connectTimeoutMs`, every statement is
+ *   ended by the server after `statementTimeoutMs` (`statement_timeout`), and
+ *   every call, waiting for a pooled connection included, is abandoned by the
+ *   client after connect + statement + 1 s (a black-holed socket answers
+ *   nothing, not even the server's timeout). An abandoned call that has not
+ *   started is taken out of the queue, so it never runs later; one that has
+ *   started is cancelled.
+ * - a lost connection or an abandoned call makes the database "unreachable":
+ *   the pool is replaced (its queued and running calls fail at once), every
+ *   new call fails at once with SQLSTATE 08006 instead of queueing behind a
+ *   reconnect, and a probe (`select 1`, same deadline) runs every
+ *   `retryIntervalMs` until the database answers. Then calls go through
+ *   again: recovery needs no restart.
+ *
+ * `close()` ends the pool and the probe.
  *
  * @example
  * ```ts
@@ -44,27 +91,110 @@ function toDbError(error: unknown): DbError {
  * ```
  */
 export function createPostgresDb(url: string, options: PostgresDbOptions = {}): Db {
-  const sql = postgres(url, {
-    max: options.max ?? 10,
-    connect_timeout: options.connectTimeoutSeconds ?? 10,
-    idle_timeout: options.idleTimeoutSeconds ?? 30,
-    prepare: options.prepare ?? true,
-    onnotice: () => {},
-  });
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_DB_CONNECT_TIMEOUT_MS;
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_DB_STATEMENT_TIMEOUT_MS;
+  const deadlineMs = callDeadlineMs({ connectTimeoutMs, statementTimeoutMs });
+  const retryIntervalMs = options.retryIntervalMs ?? 500;
+  const newPool = () =>
+    postgres(url, {
+      max: options.max ?? 10,
+      connect_timeout: connectTimeoutMs / 1000,
+      idle_timeout: options.idleTimeoutSeconds ?? 30,
+      prepare: options.prepare ?? true,
+      connection: { statement_timeout: statementTimeoutMs },
+      onnotice: () => {},
+    });
+
+  let sql = newPool();
+  const retiring: Promise<void>[] = [];
+  let unreachable = false;
+  let closed = false;
+  let probe: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+
+  /** Ends the pool at once (its calls fail) and opens a fresh one. */
+  const replacePool = () => {
+    const old = sql;
+    sql = newPool();
+    retiring.push(old.end({ timeout: 0 }).catch(() => {}));
+  };
+
+  /** Runs `query` under the call deadline; past it the query is cancelled. */
+  const withinDeadline = async <R>(query: postgres.PendingQuery<postgres.Row[]>) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        // Typed void, but a promise that rejects when the cancel request fails.
+        Promise.resolve(query.cancel() as unknown).catch(() => {});
+        reject(new DbError("Database call timed out", DB_UNAVAILABLE_CODE));
+      }, deadlineMs);
+    });
+    try {
+      return (await Promise.race([query, expired])) as unknown as R;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        wake = undefined;
+        resolve();
+      }, ms);
+      wake = () => {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      };
+    });
+
+  const runProbe = async () => {
+    while (unreachable && !closed) {
+      await sleep(retryIntervalMs);
+      if (closed) return;
+      try {
+        await withinDeadline(sql.unsafe("select 1"));
+        unreachable = false;
+      } catch {
+        replacePool();
+      }
+    }
+  };
+
+  const markUnreachable = () => {
+    if (unreachable || closed) return;
+    unreachable = true;
+    replacePool();
+    probe = runProbe();
+  };
+
   return {
     async rpc<T = unknown>(name: string, args?: Record<string, unknown>): Promise<T> {
+      if (closed) throw new DbError("Database connection closed", DB_UNAVAILABLE_CODE);
+      if (unreachable) {
+        throw new DbError("Database unreachable; reconnecting", DB_UNAVAILABLE_CODE);
+      }
       // sql.json types the parameter as jsonb, so postgres.js serialises it
       // once, whatever type the server describes.
-      const statement = rpcStatement(name, args, (value) => sql.json(value as never));
+      const pool = sql;
+      const statement = rpcStatement(name, args, (value) => pool.json(value as never));
       try {
-        const rows = await sql.unsafe<{ result: T }[]>(statement.text, statement.values as never[]);
+        const rows = await withinDeadline<{ result: T }[]>(
+          pool.unsafe(statement.text, statement.values as never[]),
+        );
         return rows[0]?.result as T;
       } catch (error) {
+        if (isConnectionFailure(error) && pool === sql) markUnreachable();
         throw toDbError(error);
       }
     },
     async close(): Promise<void> {
+      closed = true;
+      wake?.();
+      await probe;
       await sql.end({ timeout: 5 });
+      await Promise.all(retiring);
     },
   };
 }
