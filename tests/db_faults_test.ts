@@ -15,6 +15,7 @@ import { AuditErrorEnvelope, AuditResponse } from "../shared/contract/audit.ts";
 import type { Db } from "../shared/db/db.ts";
 import { callDeadlineMs } from "../shared/db/deadlines.ts";
 import { createPostgresDb } from "../shared/db/postgres_db.ts";
+import { createIntegration } from "../shared/admin/provisioning.ts";
 import { clearRulebookCache } from "../shared/engine/rulebook_cache.ts";
 import { dbTargets } from "./support/db.ts";
 import { startService, type TestService } from "./support/service.ts";
@@ -133,6 +134,17 @@ async function recovered(service: TestService, apiKey: string): Promise<Answer> 
   }
 }
 
+async function deliver(service: TestService, credential: string): Promise<Answer> {
+  const started = performance.now();
+  const response = await service.post("webhookIngest", {
+    source: "intercom",
+    conversation_id: crypto.randomUUID(),
+    messages: [{ sender: "bot", text: "Hi! I am the support bot. How can I help?" }],
+  }, { "x-webhook-secret": credential });
+  const text = await response.text();
+  return { status: response.status, body: JSON.parse(text), text, ms: performance.now() - started };
+}
+
 const wave = <T>(fn: () => Promise<T>) => Promise.all(Array.from({ length: CONCURRENCY }, fn));
 
 faultTest(
@@ -166,7 +178,12 @@ for (const open of [false, true]) {
     : "while connecting (the connect deadline)";
   faultTest(
     `black-holed ${how}: answers within the deadline, then at once while the pool reconnects; recovery after resume`,
-    async ({ service, proxy, apiKey }) => {
+    async ({ service, proxy, apiKey, accountId }) => {
+      const { credential } = await createIntegration(service.db, {
+        accountId,
+        name: "support chat",
+        provider: "intercom",
+      });
       if (open) {
         // A burst opens all 10 pooled connections, which the black hole then holds.
         for (const answer of await wave(() => audit(service, apiKey))) {
@@ -174,7 +191,25 @@ for (const open of [false, true]) {
         }
       }
       proxy.pause();
-      assertAll503(await wave(() => audit(service, apiKey)));
+      if (open) {
+        // Three operations at once, 20 each: each answers its own 5xx envelope.
+        const [audits, logs, deliveries] = await Promise.all([
+          Promise.all(Array.from({ length: 20 }, () => audit(service, apiKey))),
+          Promise.all(Array.from({ length: 20 }, () => getLogs(service, apiKey))),
+          Promise.all(Array.from({ length: 20 }, () => deliver(service, credential))),
+        ]);
+        assertAll503(audits);
+        for (const answer of [...logs, ...deliveries]) {
+          assert.equal(answer.status, 500, answer.text);
+          assert.ok(answer.ms <= CALL_DEADLINE_MS + MARGIN_MS, `${Math.round(answer.ms)} ms`);
+        }
+        for (const answer of logs) assert.deepEqual(Object.keys(answer.body as object), ["error"]);
+        for (const answer of deliveries) {
+          assert.equal((answer.body as { success: unknown }).success, false);
+        }
+      } else {
+        assertAll503(await wave(() => audit(service, apiKey)));
+      }
       // Unreachable now: a new wave fails at once instead of queueing for a
       // connection or waiting out another deadline.
       assertAll503(await wave(() => audit(service, apiKey)), CALL_DEADLINE_MS);
@@ -184,6 +219,8 @@ for (const open of [false, true]) {
       assert.equal(back.status, 200, back.text);
       const logs = await getLogs(service, apiKey);
       assert.equal(logs.status, 200, logs.text);
+      const delivered = await deliver(service, credential);
+      assert.equal(delivered.status, 200, delivered.text);
     },
   );
 }
