@@ -74,7 +74,8 @@ function isConnectionFailure(error: unknown): boolean {
  *   client after connect + statement + 1 s (a black-holed socket answers
  *   nothing, not even the server's timeout). An abandoned call that has not
  *   started is taken out of the queue, so it never runs later; one that has
- *   started is cancelled.
+ *   started was already ended by the server's statement_timeout, if the
+ *   server could hear it at all.
  * - a lost connection or an abandoned call makes the database "unreachable":
  *   the pool is replaced (its queued and running calls fail at once), every
  *   new call fails at once with SQLSTATE 08006 instead of queueing behind a
@@ -124,8 +125,16 @@ export function createPostgresDb(url: string, options: PostgresDbOptions = {}): 
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        // Typed void, but a promise that rejects when the cancel request fails.
-        Promise.resolve(query.cancel() as unknown).catch(() => {});
+        // A call still queued (or assigned but not yet sent) is taken out, so
+        // it never runs later; this opens no connection. One already running
+        // is left to the server's statement_timeout, which ended it before
+        // this deadline if the server is reachable at all: postgres.js would
+        // cancel it over a new connection, whose failure on an unreachable
+        // server escapes as an unhandled rejection.
+        if (!(query as unknown as { active?: boolean }).active) {
+          // Typed void, but a promise that may reject.
+          Promise.resolve(query.cancel() as unknown).catch(() => {});
+        }
         reject(new DbError("Database call timed out", DB_UNAVAILABLE_CODE));
       }, deadlineMs);
     });
