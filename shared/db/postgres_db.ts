@@ -58,10 +58,11 @@ function toDbError(error: unknown): DbError {
 function isConnectionFailure(error: unknown): boolean {
   if (error instanceof DbError) return error.code === DB_UNAVAILABLE_CODE;
   const code = (error as { code?: unknown })?.code;
-  if (error instanceof Error && error.name === "PostgresError") {
-    return typeof code === "string" && isServerConnectionLoss(code);
-  }
-  return true;
+  if (typeof code !== "string") return false;
+  if (error instanceof Error && error.name === "PostgresError") return isServerConnectionLoss(code);
+  // postgres.js's own (CONNECT_TIMEOUT, CONNECTION_CLOSED, CONNECTION_DESTROYED,
+  // ...) and the socket's (ECONNREFUSED, ECONNRESET, EPIPE, ETIMEDOUT, ...).
+  return code.startsWith("CONNECT") || /^E[A-Z]+$/.test(code);
 }
 
 /**
