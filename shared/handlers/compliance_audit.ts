@@ -42,6 +42,11 @@ export const COMPLIANCE_AUDIT_ENDPOINT = {
  * rulebook, in the contract's order of checks. asset_url is evidence context
  * only and is never fetched; it is stored without credentials, query or
  * fragment (assetUrlForStorage). The content itself is never stored.
+ *
+ * An `Idempotency-Key` header (Stripe's convention) makes a retry safe: the
+ * key, as digests of the key and of the request, goes into audit_record's one
+ * transaction with the charge, which replays the key's first answer instead
+ * of charging again, or reports the key used with another request (400).
  */
 export function complianceAudit(deps: ServiceDeps): Handler {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
