@@ -151,7 +151,8 @@ faultTest(
   "refused: 60 concurrent requests fail fast in their envelopes; recovery needs no restart",
   async ({ service, proxy, apiKey, accountId }) => {
     proxy.refuse();
-    assertAll503(await wave(() => audit(service, apiKey)));
+    // Before any deadline could fire: nothing waits for a reconnect.
+    assertAll503(await wave(() => audit(service, apiKey)), CALL_DEADLINE_MS - 1);
     const logs = await wave(() => getLogs(service, apiKey));
     for (const answer of logs) {
       assert.equal(answer.status, 500, answer.text);

@@ -107,42 +107,63 @@ export function createPostgresDb(url: string, options: PostgresDbOptions = {}): 
       onnotice: () => {},
     });
 
-  let sql = newPool();
+  /** A pool and the calls in flight on it. */
+  interface Pool {
+    sql: postgres.Sql;
+    calls: Set<(error: DbError) => void>;
+  }
+  let pool: Pool = { sql: newPool(), calls: new Set() };
   const retiring: Promise<void>[] = [];
   let unreachable = false;
   let closed = false;
   let probe: Promise<void> | undefined;
   let wake: (() => void) | undefined;
 
-  /** Ends the pool at once (its calls fail) and opens a fresh one. */
+  /**
+   * Fails every call in flight on the pool at once, ends it and opens a fresh
+   * one. Ending alone is not enough: postgres.js keeps calls queued behind a
+   * refused connection and retries them with its backoff, for many seconds.
+   */
   const replacePool = () => {
-    const old = sql;
-    sql = newPool();
-    retiring.push(old.end({ timeout: 0 }).catch(() => {}));
+    const old = pool;
+    pool = { sql: newPool(), calls: new Set() };
+    for (const abandon of old.calls) {
+      abandon(new DbError("Database unreachable; reconnecting", DB_UNAVAILABLE_CODE));
+    }
+    retiring.push(old.sql.end({ timeout: 0 }).catch(() => {}));
   };
 
-  /** Runs `query` under the call deadline; past it the query is cancelled. */
-  const withinDeadline = async <R>(query: postgres.PendingQuery<postgres.Row[]>) => {
+  /**
+   * Runs `query` on `on` until it answers, the call deadline passes or the
+   * pool is replaced. An abandoned call still queued (or assigned but not yet
+   * sent) is taken out, so it never runs later; this opens no connection. One
+   * already running is left to the server's statement_timeout, which ended it
+   * before this deadline if the server could hear it at all: postgres.js would
+   * cancel it over a new connection, whose failure on an unreachable server
+   * escapes as an unhandled rejection.
+   */
+  const run = async <R>(on: Pool, query: postgres.PendingQuery<postgres.Row[]>) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // A call still queued (or assigned but not yet sent) is taken out, so
-        // it never runs later; this opens no connection. One already running
-        // is left to the server's statement_timeout, which ended it before
-        // this deadline if the server is reachable at all: postgres.js would
-        // cancel it over a new connection, whose failure on an unreachable
-        // server escapes as an unhandled rejection.
+    let abandon: (error: DbError) => void = () => {};
+    const abandoned = new Promise<never>((_, reject) => {
+      abandon = (error) => {
         if (!(query as unknown as { active?: boolean }).active) {
           // Typed void, but a promise that may reject.
           Promise.resolve(query.cancel() as unknown).catch(() => {});
         }
-        reject(new DbError("Database call timed out", DB_UNAVAILABLE_CODE));
-      }, deadlineMs);
+        reject(error);
+      };
+      timer = setTimeout(
+        () => abandon(new DbError("Database call timed out", DB_UNAVAILABLE_CODE)),
+        deadlineMs,
+      );
     });
+    on.calls.add(abandon);
     try {
-      return (await Promise.race([query, expired])) as unknown as R;
+      return (await Promise.race([query, abandoned])) as unknown as R;
     } finally {
       clearTimeout(timer);
+      on.calls.delete(abandon);
     }
   };
 
@@ -164,7 +185,7 @@ export function createPostgresDb(url: string, options: PostgresDbOptions = {}): 
       await sleep(retryIntervalMs);
       if (closed) return;
       try {
-        await withinDeadline(sql.unsafe("select 1"));
+        await run(pool, pool.sql.unsafe("select 1"));
         unreachable = false;
       } catch {
         replacePool();
@@ -187,15 +208,16 @@ export function createPostgresDb(url: string, options: PostgresDbOptions = {}): 
       }
       // sql.json types the parameter as jsonb, so postgres.js serialises it
       // once, whatever type the server describes.
-      const pool = sql;
-      const statement = rpcStatement(name, args, (value) => pool.json(value as never));
+      const on = pool;
+      const statement = rpcStatement(name, args, (value) => on.sql.json(value as never));
       try {
-        const rows = await withinDeadline<{ result: T }[]>(
-          pool.unsafe(statement.text, statement.values as never[]),
+        const rows = await run<{ result: T }[]>(
+          on,
+          on.sql.unsafe(statement.text, statement.values as never[]),
         );
         return rows[0]?.result as T;
       } catch (error) {
-        if (isConnectionFailure(error) && pool === sql) markUnreachable();
+        if (isConnectionFailure(error) && on === pool) markUnreachable();
         throw toDbError(error);
       }
     },
@@ -203,7 +225,7 @@ export function createPostgresDb(url: string, options: PostgresDbOptions = {}): 
       closed = true;
       wake?.();
       await probe;
-      await sql.end({ timeout: 5 });
+      await pool.sql.end({ timeout: 5 });
       await Promise.all(retiring);
     },
   };

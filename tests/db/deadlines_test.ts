@@ -71,3 +71,32 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "postgres driver: 60 calls on a cold pool to a refusing server all fail at once, none queued behind a reconnect",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = closed.addr.port;
+    closed.close();
+    // Long deadlines: an answer before them cannot have come from a timer.
+    const db = createPostgresDb(`postgres://postgres@127.0.0.1:${port}/postgres`, {
+      connectTimeoutMs: 10_000,
+      statementTimeoutMs: 10_000,
+      retryIntervalMs: 60_000,
+    });
+    try {
+      const calls = await Promise.all(
+        Array.from({ length: 60 }, () => timedFailure(() => db.rpc("service_ping"))),
+      );
+      for (const { error, ms } of calls) {
+        assert.ok(error instanceof DbError, String(error));
+        assert.ok(ms < 10_000, `failed after ${Math.round(ms)} ms`);
+      }
+    } finally {
+      await db.close();
+    }
+  },
+});
