@@ -8,7 +8,7 @@ import { type FirstStart, firstStart } from "../shared/admin/first_start.ts";
 import type { Config } from "../shared/config.ts";
 import { claimDataDir, type DataDirClaim } from "../shared/db/data_dir_owner.ts";
 import type { Db } from "../shared/db/db.ts";
-import { openRemoteDb } from "../shared/db/open_db.ts";
+import { checkRemoteDb, openRemoteDb } from "../shared/db/open_db.ts";
 import { createPgliteDb, openPglite } from "../shared/db/pglite_db.ts";
 import {
   createSessionLock,
@@ -154,6 +154,8 @@ export async function startLocalService(config: Config, logger: Logger): Promise
     } else {
       db = openRemoteDb(config);
       cleanup.push(() => db.close());
+      const problem = await checkRemoteDb(config, db);
+      if (problem !== null) throw new StartError(problem);
     }
     const server = serveLocal(config, serviceDeps(config, db, { runtime: "local-server", logger }));
     cleanup.push(() => server.close());

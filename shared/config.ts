@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LOG_LEVELS } from "./log/logger.ts";
+import { DEFAULT_DB_CONNECT_TIMEOUT_MS, DEFAULT_DB_STATEMENT_TIMEOUT_MS } from "./db/deadlines.ts";
 import { parseAllowedTargets } from "./scanner/allowed_targets.ts";
 
 const optionalText = z.string().trim().min(1).optional();
@@ -32,6 +33,12 @@ export const EnvSchema = z.object({
   DATABASE_URL: urlWith(["postgres:", "postgresql:"]).optional(),
   SUPABASE_DB_URL: urlWith(["postgres:", "postgresql:"]).optional(),
   SUPABASE_URL: urlWith(["http:", "https:"]).optional(),
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(
+    DEFAULT_DB_CONNECT_TIMEOUT_MS,
+  ),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(
+    DEFAULT_DB_STATEMENT_TIMEOUT_MS,
+  ),
   SUPABASE_SERVICE_ROLE_KEY: optionalText,
   UPSTASH_REDIS_REST_URL: urlWith(["http:", "https:"]).optional(),
   UPSTASH_REDIS_REST_TOKEN: optionalText,

@@ -3,13 +3,20 @@ import postgres from "postgres";
 import { type Db, DbError } from "./db.ts";
 import { safeServerMessage } from "./server_error.ts";
 import { rpcStatement } from "./rpc_statement.ts";
+import {
+  callDeadlineMs,
+  DEFAULT_DB_CONNECT_TIMEOUT_MS,
+  DEFAULT_DB_STATEMENT_TIMEOUT_MS,
+} from "./deadlines.ts";
 
 /** Connection options of the postgres adapter. */
 export interface PostgresDbOptions {
   /** Pool size; default 10. */
   max?: number;
-  /** Seconds before a connection attempt fails; default 10. */
-  connectTimeoutSeconds?: number;
+  /** Milliseconds to open a connection (TCP, TLS, startup, auth); default 3000. */
+  connectTimeoutMs?: number;
+  /** The server's `statement_timeout` of every statement, in milliseconds; default 5000. */
+  statementTimeoutMs?: number;
   /** Seconds before an idle connection is closed; default 30. */
   idleTimeoutSeconds?: number;
   /**
@@ -17,6 +24,20 @@ export interface PostgresDbOptions {
    * pooler (Supabase's port 6543), which cannot keep them.
    */
   prepare?: boolean;
+  /** While the database is unreachable, how often it is probed; default 500 ms. */
+  retryIntervalMs?: number;
+}
+
+/** The SQLSTATE of every answer given while the database is unreachable. */
+export const DB_UNAVAILABLE_CODE = "08006";
+
+/**
+ * Server errors that say the server or the connection is gone (class 08
+ * connection exception, shutdown, starting up, too many connections), as
+ * opposed to a statement's own error (a timeout, a raised exception).
+ */
+function isServerConnectionLoss(code: string): boolean {
+  return code.startsWith("08") || ["57P01", "57P02", "57P03", "53300"].includes(code);
 }
 
 /** Maps a postgres.js error to a DbError that carries no argument value. */
@@ -33,9 +54,37 @@ function toDbError(error: unknown): DbError {
   return new DbError("Database connection failed", code, { cause: error });
 }
 
+/** True for a failure of the connection rather than of the statement. */
+function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof DbError) return error.code === DB_UNAVAILABLE_CODE;
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== "string") return false;
+  if (error instanceof Error && error.name === "PostgresError") return isServerConnectionLoss(code);
+  // postgres.js's own (CONNECT_TIMEOUT, CONNECTION_CLOSED, CONNECTION_DESTROYED,
+  // ...) and the socket's (ECONNREFUSED, ECONNRESET, EPIPE, ETIMEDOUT, ...).
+  return code.startsWith("CONNECT") || /^E[A-Z]+$/.test(code);
+}
+
 /**
- * A Db calling `public.<name>(arg => $n, ...)` over a postgres.js pool.
- * `close()` ends the pool.
+ * A Db calling `public.<name>(arg => $n, ...)` over a postgres.js pool, with
+ * deadlines and a fail-fast state:
+ *
+ * - every connection is opened within `connectTimeoutMs`, every statement is
+ *   ended by the server after `statementTimeoutMs` (`statement_timeout`), and
+ *   every call, waiting for a pooled connection included, is abandoned by the
+ *   client after connect + statement + 1 s (a black-holed socket answers
+ *   nothing, not even the server's timeout). An abandoned call that has not
+ *   started is taken out of the queue, so it never runs later; one that has
+ *   started was already ended by the server's statement_timeout, if the
+ *   server could hear it at all.
+ * - a lost connection or an abandoned call makes the database "unreachable":
+ *   the pool is replaced (its queued and running calls fail at once), every
+ *   new call fails at once with SQLSTATE 08006 instead of queueing behind a
+ *   reconnect, and a probe (`select 1`, same deadline) runs every
+ *   `retryIntervalMs` until the database answers. Then calls go through
+ *   again: recovery needs no restart.
+ *
+ * `close()` ends the pool and the probe.
  *
  * @example
  * ```ts
@@ -44,27 +93,140 @@ function toDbError(error: unknown): DbError {
  * ```
  */
 export function createPostgresDb(url: string, options: PostgresDbOptions = {}): Db {
-  const sql = postgres(url, {
-    max: options.max ?? 10,
-    connect_timeout: options.connectTimeoutSeconds ?? 10,
-    idle_timeout: options.idleTimeoutSeconds ?? 30,
-    prepare: options.prepare ?? true,
-    onnotice: () => {},
-  });
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_DB_CONNECT_TIMEOUT_MS;
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_DB_STATEMENT_TIMEOUT_MS;
+  const deadlineMs = callDeadlineMs({ connectTimeoutMs, statementTimeoutMs });
+  const retryIntervalMs = options.retryIntervalMs ?? 500;
+  const newPool = () =>
+    postgres(url, {
+      max: options.max ?? 10,
+      connect_timeout: connectTimeoutMs / 1000,
+      idle_timeout: options.idleTimeoutSeconds ?? 30,
+      prepare: options.prepare ?? true,
+      connection: { statement_timeout: statementTimeoutMs },
+      onnotice: () => {},
+    });
+
+  /** A pool and the calls in flight on it. */
+  interface Pool {
+    sql: postgres.Sql;
+    calls: Set<(error: DbError) => void>;
+  }
+  let pool: Pool = { sql: newPool(), calls: new Set() };
+  const retiring: Promise<void>[] = [];
+  let unreachable = false;
+  let closed = false;
+  let probe: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+
+  /**
+   * Fails every call in flight on the pool at once, ends it and opens a fresh
+   * one. Ending alone is not enough: postgres.js keeps calls queued behind a
+   * refused connection and retries them with its backoff, for many seconds.
+   */
+  const replacePool = () => {
+    const old = pool;
+    pool = { sql: newPool(), calls: new Set() };
+    for (const abandon of old.calls) {
+      abandon(new DbError("Database unreachable; reconnecting", DB_UNAVAILABLE_CODE));
+    }
+    retiring.push(old.sql.end({ timeout: 0 }).catch(() => {}));
+  };
+
+  /**
+   * Runs `query` on `on` until it answers, the call deadline passes or the
+   * pool is replaced. An abandoned call still queued (or assigned but not yet
+   * sent) is taken out, so it never runs later; this opens no connection. One
+   * already running is left to the server's statement_timeout, which ended it
+   * before this deadline if the server could hear it at all: postgres.js would
+   * cancel it over a new connection, whose failure on an unreachable server
+   * escapes as an unhandled rejection.
+   */
+  const run = async <R>(on: Pool, query: postgres.PendingQuery<postgres.Row[]>) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let abandon: (error: DbError) => void = () => {};
+    const abandoned = new Promise<never>((_, reject) => {
+      abandon = (error) => {
+        if (!(query as unknown as { active?: boolean }).active) {
+          // Typed void, but a promise that may reject.
+          Promise.resolve(query.cancel() as unknown).catch(() => {});
+        }
+        reject(error);
+      };
+      timer = setTimeout(
+        () => abandon(new DbError("Database call timed out", DB_UNAVAILABLE_CODE)),
+        deadlineMs,
+      );
+    });
+    on.calls.add(abandon);
+    try {
+      return (await Promise.race([query, abandoned])) as unknown as R;
+    } finally {
+      clearTimeout(timer);
+      on.calls.delete(abandon);
+    }
+  };
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        wake = undefined;
+        resolve();
+      }, ms);
+      wake = () => {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      };
+    });
+
+  const runProbe = async () => {
+    while (unreachable && !closed) {
+      await sleep(retryIntervalMs);
+      if (closed) return;
+      try {
+        await run(pool, pool.sql.unsafe("select 1"));
+        unreachable = false;
+      } catch {
+        replacePool();
+      }
+    }
+  };
+
+  const markUnreachable = () => {
+    if (unreachable || closed) return;
+    unreachable = true;
+    replacePool();
+    probe = runProbe();
+  };
+
   return {
     async rpc<T = unknown>(name: string, args?: Record<string, unknown>): Promise<T> {
+      if (closed) throw new DbError("Database connection closed", DB_UNAVAILABLE_CODE);
+      if (unreachable) {
+        throw new DbError("Database unreachable; reconnecting", DB_UNAVAILABLE_CODE);
+      }
       // sql.json types the parameter as jsonb, so postgres.js serialises it
       // once, whatever type the server describes.
-      const statement = rpcStatement(name, args, (value) => sql.json(value as never));
+      const on = pool;
+      const statement = rpcStatement(name, args, (value) => on.sql.json(value as never));
       try {
-        const rows = await sql.unsafe<{ result: T }[]>(statement.text, statement.values as never[]);
+        const rows = await run<{ result: T }[]>(
+          on,
+          on.sql.unsafe(statement.text, statement.values as never[]),
+        );
         return rows[0]?.result as T;
       } catch (error) {
+        if (isConnectionFailure(error) && on === pool) markUnreachable();
         throw toDbError(error);
       }
     },
     async close(): Promise<void> {
-      await sql.end({ timeout: 5 });
+      closed = true;
+      wake?.();
+      await probe;
+      await pool.sql.end({ timeout: 5 });
+      await Promise.all(retiring);
     },
   };
 }

@@ -12,18 +12,26 @@ import { lazyDb } from "./lazy_db.ts";
  * A networked database (`postgres` or `supabase`), which expects its
  * migrations applied (`supabase db push`, or `deno task admin migrate`). The
  * deployed functions use this one; its driver module is imported on demand.
+ * Both keep the deadlines DB_CONNECT_TIMEOUT_MS and DB_STATEMENT_TIMEOUT_MS
+ * (shared/db/deadlines.ts).
  */
 export function openRemoteDb(config: Config): Db {
+  const deadlines = {
+    connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+  };
   switch (config.DB_DRIVER) {
     case "postgres": {
       const url = (config.DATABASE_URL ?? config.SUPABASE_DB_URL)!;
-      return lazyDb(async () => (await import("./postgres_db.ts")).createPostgresDb(url));
+      return lazyDb(async () =>
+        (await import("./postgres_db.ts")).createPostgresDb(url, deadlines)
+      );
     }
     case "supabase": {
       const url = config.SUPABASE_URL!;
       const key = config.SUPABASE_SERVICE_ROLE_KEY!;
       return lazyDb(async () =>
-        (await import("./supabase_db.ts")).createSupabaseDbFromEnv(url, key)
+        (await import("./supabase_db.ts")).createSupabaseDbFromEnv(url, key, deadlines)
       );
     }
     case "pglite":

@@ -3,6 +3,7 @@ import { createClient } from "@supabase/supabase-js";
 import { type Db, DbError } from "./db.ts";
 import { safeServerMessage } from "./server_error.ts";
 import { assertIdentifier } from "./rpc_statement.ts";
+import { callDeadlineMs, type DbDeadlines } from "./deadlines.ts";
 
 /** The error of a PostgREST response (a PostgrestError). */
 export interface RpcClientError {
@@ -71,12 +72,31 @@ export function createSupabaseDb(client: RpcClient): Db {
 }
 
 /**
- * A Db over a new supabase-js client with the service-role key (the only role
- * allowed to execute the RPCs); no session is persisted.
+ * `fetch` that gives up after `timeoutMs`: PostgREST sets the database's
+ * statement timeout on its side, and this bounds the whole HTTP exchange
+ * (connect, TLS, request, answer), so a stalled gateway fails the call.
  */
-export function createSupabaseDbFromEnv(url: string, serviceRoleKey: string): Db {
+export function fetchWithDeadline(timeoutMs: number, base: typeof fetch = fetch): typeof fetch {
+  return (input, init) => {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+    return base(input, { ...init, signal });
+  };
+}
+
+/**
+ * A Db over a new supabase-js client with the service-role key (the only role
+ * allowed to execute the RPCs); no session is persisted. Each call is
+ * abandoned after connect + statement + 1 s (shared/db/deadlines.ts).
+ */
+export function createSupabaseDbFromEnv(
+  url: string,
+  serviceRoleKey: string,
+  deadlines: DbDeadlines,
+): Db {
   const client = createClient(url, serviceRoleKey, {
     auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    global: { fetch: fetchWithDeadline(callDeadlineMs(deadlines)) },
   });
   return createSupabaseDb(client as unknown as RpcClient);
 }

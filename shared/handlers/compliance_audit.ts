@@ -6,10 +6,11 @@ import {
   type AuditErrorCode,
   type AuditErrorEnvelope,
   AuditRequest,
-  type AuditResponse,
+  AuditResponse,
   codePointLength,
 } from "../contract/audit.ts";
 import { auditRecord } from "../db/audits.ts";
+import { DbError } from "../db/db.ts";
 import { activeRulebook } from "../engine/active_rulebook.ts";
 import { loadHtmlReader, looksLikeHtml } from "../engine/document/html_reader.ts";
 import { evaluate } from "../engine/evaluator.ts";
@@ -42,6 +43,11 @@ export const COMPLIANCE_AUDIT_ENDPOINT = {
  * rulebook, in the contract's order of checks. asset_url is evidence context
  * only and is never fetched; it is stored without credentials, query or
  * fragment (assetUrlForStorage). The content itself is never stored.
+ *
+ * An `Idempotency-Key` header (Stripe's convention) makes a retry safe: the
+ * key, as digests of the key and of the request, goes into audit_record's one
+ * transaction with the charge, which replays the key's first answer instead
+ * of charging again, or reports the key used with another request (400).
  */
 export function complianceAudit(deps: ServiceDeps): Handler {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
@@ -63,6 +69,7 @@ export function complianceAudit(deps: ServiceDeps): Handler {
     }
 
     const input = await parseJson(req, AuditRequest, { maxBytes: limits.auditBodyBytes });
+    const idempotencyKey = idempotencyKeyOf(req);
 
     await enforceLimit(deps.limiter, `audit:${account.account_id}`, limits.auditPerMinute, 60);
 
@@ -76,6 +83,15 @@ export function complianceAudit(deps: ServiceDeps): Handler {
       surface: "content",
     });
 
+    const answer = {
+      verdict: result.verdict,
+      risk_score: result.risk_score,
+      statutes: result.statutes,
+      penalty_exposure_usd: result.penalty_exposure_usd,
+      remediation: result.remediation,
+      jurisdiction: input.jurisdiction,
+      ...(input.industry === undefined ? {} : { industry: input.industry }),
+    };
     const outcome = await auditRecord(deps.db, {
       accountId: account.account_id,
       contentSha256: await sha256Hex(input.content),
@@ -90,24 +106,96 @@ export function complianceAudit(deps: ServiceDeps): Handler {
       endpoint: COMPLIANCE_AUDIT,
       latencyMs: ctx.elapsedMs(),
       isAgent: true,
+      ...(idempotencyKey === null ? {} : {
+        idempotency: {
+          keySha256: await sha256Hex(idempotencyKey),
+          requestSha256: await requestDigest(input),
+          response: answer,
+        },
+      }),
     });
+    if (outcome.conflict) {
+      throw new HttpError(
+        400,
+        "invalid_request",
+        "This Idempotency-Key was used with a different request; use a new key for a new request",
+      );
+    }
     if (!outcome.accepted) {
       throw new HttpError(429, "quota_exceeded", "Monthly plan quota reached");
     }
 
-    return jsonResponse(
-      {
-        verdict: result.verdict,
-        risk_score: result.risk_score,
-        statutes: result.statutes,
-        penalty_exposure_usd: result.penalty_exposure_usd,
-        remediation: result.remediation,
-        jurisdiction: input.jurisdiction,
-        ...(input.industry === undefined ? {} : { industry: input.industry }),
-        usage: { count: outcome.usage_count, monthly_limit: outcome.monthly_limit },
-      } satisfies AuditResponse,
-    );
+    const usage = { count: outcome.usage_count, monthly_limit: outcome.monthly_limit };
+    if (outcome.replayed) {
+      const first = StoredAnswer.safeParse(outcome.response);
+      if (!first.success) throw new DbError("audit_record replayed an unexpected answer");
+      return jsonResponse(auditBody(first.data, usage));
+    }
+    return jsonResponse(auditBody(answer, usage));
   });
+}
+
+/** The first answer as audit_record keeps it for its key: the response less `usage`. */
+const StoredAnswer = AuditResponse.omit({ usage: true });
+
+/**
+ * The 200 body, built one way for a new audit and for a replay, so that a
+ * replay's bytes are the first answer's (jsonb does not keep key order).
+ */
+function auditBody(
+  answer: Omit<AuditResponse, "usage">,
+  usage: AuditResponse["usage"],
+): AuditResponse {
+  return {
+    verdict: answer.verdict,
+    risk_score: answer.risk_score,
+    statutes: answer.statutes.map((s) => ({
+      tier_key: s.tier_key,
+      citation: s.citation,
+      penalty_usd: s.penalty_usd,
+    })),
+    penalty_exposure_usd: answer.penalty_exposure_usd,
+    remediation: answer.remediation.map((r) => ({
+      rule_key: r.rule_key,
+      title: r.title,
+      recommendation: r.recommendation,
+    })),
+    jurisdiction: answer.jurisdiction,
+    ...(answer.industry === undefined ? {} : { industry: answer.industry }),
+    usage: { count: usage.count, monthly_limit: usage.monthly_limit },
+  };
+}
+
+/** Stripe's limit on an Idempotency-Key: 1 to 255 visible ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The request's Idempotency-Key, null without one; a malformed key is a 400. */
+function idempotencyKeyOf(req: Request): string | null {
+  const key = req.headers.get("idempotency-key");
+  if (key === null) return null;
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw new HttpError(
+      400,
+      "invalid_request",
+      "Idempotency-Key must be 1 to 255 visible ASCII characters",
+    );
+  }
+  return key;
+}
+
+/**
+ * The SHA-256 of the request's canonical form: what a retry must repeat for
+ * its key. The audited content enters only this digest; it is never stored.
+ */
+function requestDigest(input: AuditRequest): Promise<string> {
+  return sha256Hex(
+    JSON.stringify([
+      input.content,
+      input.jurisdiction,
+      input.industry ?? null,
+      input.asset_url ?? null,
+    ]),
+  );
 }
 
 /** The contract's code for an error: its own when it is one, else by its status. */

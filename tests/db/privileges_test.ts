@@ -23,6 +23,7 @@ const RPCS = [
   "rulebook_get",
   "rulebook_import",
   "rulebook_list",
+  "service_ping",
   "transcript_delivery_begin",
   "transcript_delivery_release",
   "transcript_purge",
@@ -85,6 +86,10 @@ async function fillEveryTable(t: TestDatabase): Promise<void> {
     p_endpoint: "complianceAudit",
     p_latency_ms: 3.5,
     p_is_agent: false,
+    // With an Idempotency-Key, so audit_idempotency has its row.
+    p_idempotency_key_sha256: "f".repeat(64),
+    p_request_sha256: "0".repeat(64),
+    p_response: { verdict: "GREEN" },
   });
   await t.db.rpc("website_scan_record", {
     p_target_origin: "https://shop.example.test",

@@ -38,6 +38,8 @@ export interface TestDatabase {
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
   /** Closes every connection and, on PostgreSQL, drops the database. */
   close(): Promise<void>;
+  /** The database's connection URL, on PostgreSQL (a loopback address). */
+  url?: string;
 }
 
 /** A database engine the tests run against. */
@@ -138,6 +140,7 @@ function postgresTarget(serverUrl: string, options: DbTargetOptions): DbTarget {
         query: async <R>(sql: string, params?: unknown[]) =>
           (await session.unsafe(sql, (params ?? []) as never[])) as unknown as R[],
         close,
+        url: url.href,
       };
     },
   };

@@ -52,8 +52,11 @@ export interface StartServiceOptions {
   /** Import and activate the seed rulebook; default true. */
   seed?: boolean;
   now?: () => Date;
-  /** Wraps the database the handlers see, e.g. to make one RPC fail. */
-  wrapDb?: (db: Db) => Db;
+  /**
+   * Wraps the database the handlers see, e.g. to make one RPC fail, or
+   * replaces it (a Db over a fault-injecting proxy to `database.url`).
+   */
+  wrapDb?: (db: Db, database: TestDatabase) => Db;
   /** runWebsiteAudit's fetcher (e.g. with an allow-list for a loopback site). */
   scanFetcher?: SafeFetcher;
   /** runWebsiteAudit's advisory. */
@@ -77,7 +80,7 @@ export async function startService(
   }
   const logLines: string[] = [];
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1" });
-  const db = options.wrapDb ? options.wrapDb(database.db) : database.db;
+  const db = options.wrapDb ? options.wrapDb(database.db, database) : database.db;
   const deps: ServiceDeps = {
     db,
     limiter: options.limiter ?? createMemoryLimiter(),
