@@ -273,6 +273,15 @@ export function openApiDocument(): Record<string, unknown> {
             "a verdict, a risk score, the statutes involved, a penalty exposure and remediation. " +
             "`asset_url` is never fetched. An accepted call counts against the plan's monthly quota.",
           security: [{ ApiKey: [] }],
+          parameters: [{
+            name: "Idempotency-Key",
+            in: "header",
+            required: false,
+            description: "Makes a retry safe (Stripe's convention): the same key with the same " +
+              "body within 24 hours answers the first audit again and is not charged or counted " +
+              "again; the same key with a different body is refused with 400.",
+            schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
+          }],
           requestBody: {
             required: true,
             content: json(ref("AuditRequest"), { example: AUDIT_EXAMPLE }),

@@ -140,3 +140,15 @@ Deno.test("the generated request schemas carry the contract's rules", () => {
   assert.equal(transcript.properties.messages.minItems, 1);
   assert.equal(transcript.properties.messages.items.additionalProperties, false);
 });
+
+Deno.test("openapi.json: complianceAudit takes the optional Idempotency-Key header the service honours", async () => {
+  const doc = await committed();
+  const params = doc.paths["/complianceAudit"].post.parameters ?? [];
+  const header = params.find((p: Doc) => p.in === "header" && p.name === "Idempotency-Key");
+  assert.ok(header, "complianceAudit documents Idempotency-Key");
+  assert.equal(header.required, false);
+  const pattern = new RegExp(header.schema.pattern);
+  assert.ok(pattern.test("5f0c6a2e-retry-1"));
+  assert.ok(!pattern.test("has space"));
+  assert.equal(header.schema.maxLength, 255);
+});
