@@ -35,6 +35,7 @@ export const EnvSchema = z.object({
   SUPABASE_SERVICE_ROLE_KEY: optionalText,
   UPSTASH_REDIS_REST_URL: urlWith(["http:", "https:"]).optional(),
   UPSTASH_REDIS_REST_TOKEN: optionalText,
+  UPSTASH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   SCAN_ALLOWED_TARGETS: commaList("").transform((entries, ctx) => {
     try {

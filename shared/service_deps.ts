@@ -25,6 +25,7 @@ export function limiterFromConfig(config: Config, logger: Logger, runtime: Runti
     return upstashLimiter({
       url: config.UPSTASH_REDIS_REST_URL,
       token: config.UPSTASH_REDIS_REST_TOKEN,
+      timeoutMs: config.UPSTASH_TIMEOUT_MS,
     });
   }
   return runtime === "local-server" ? createMemoryLimiter() : createUnconfiguredLimiter(logger);

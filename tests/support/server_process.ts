@@ -13,6 +13,8 @@ export interface ServerProcess {
   baseUrl: string;
   /** Every stdout line so far (the first start prints the demo key). */
   stdout: string[];
+  /** The first chunks of stderr (warnings and errors). */
+  stderr: string[];
   /** The demo account's API key, printed at first start. */
   apiKey: string;
   /** Resident set size of the process in bytes (Linux /proc). */
@@ -57,7 +59,7 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
     while (true) {
       const { value, done } = await stderr.read();
       if (done) break;
-      if (stderrText.length < 50) stderrText.push(value);
+      if (stderrText.length < 200) stderrText.push(value);
     }
   })();
   let baseUrl = "";
@@ -87,6 +89,7 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
     pid: child.pid,
     baseUrl,
     stdout,
+    stderr: stderrText,
     apiKey,
     async rss() {
       const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
