@@ -128,6 +128,7 @@ Deno.test("local server: 500 keyless clients dribbling bodies are all answered o
     }
     const baseline = ends[0];
     for (const [i, end] of ends.entries()) {
+      if (i === 0) continue; // the warm-up round: what the first start left behind is freed in it
       assert.ok(
         end - baseline < 64 * 1024 * 1024,
         `round ${i + 1} ended ${mb(end - baseline)} MB up`,
