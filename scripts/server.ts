@@ -24,6 +24,7 @@ import type { Handler } from "../shared/http/endpoint.ts";
 import { functionRouter } from "../shared/http/function_router.ts";
 import { createLogger, type Logger } from "../shared/log/logger.ts";
 import { createBodyReadGate } from "../shared/http/body_gate.ts";
+import { withLandingPage } from "./landing_page.ts";
 import { serviceDeps } from "../shared/service_deps.ts";
 import {
   type ConnectionGuard,
@@ -37,14 +38,14 @@ const SOCKET_HOST = "127.0.0.1";
 /** How long a request waits for the embedded database while a psql session holds it. */
 const SESSION_WAIT_MS = 5000;
 
-/** The four operations behind their routes. */
+/** The four operations behind their routes, and the landing page at `/`. */
 export function localHandler(deps: ServiceDeps): Handler {
-  return functionRouter({
+  return withLandingPage(functionRouter({
     complianceAudit: complianceAudit(deps),
     agentSubscribe: agentSubscribe(deps),
     runWebsiteAudit: runWebsiteAudit(deps),
     webhookIngest: webhookIngest(deps),
-  }, deps.logger);
+  }, deps.logger));
 }
 
 /** The HTTP listeners of the local server. */

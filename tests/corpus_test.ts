@@ -12,10 +12,11 @@ import { compileRulebook, loadSeedRulebook } from "../shared/engine/mod.ts";
 /**
  * The floor on the whole corpus: the level measured when it was last raised,
  * so that no rule change may lower it. Issue 6 asks for 0.90 on both (target
- * 0.95); recall is not there yet (`deno task corpus` prints where it falls
- * short), and the floor rises with every improvement until it is.
+ * 0.95); recall is not there yet (0.875 on the whole corpus when last
+ * raised; `deno task corpus` prints where it falls short), and the floor
+ * rises with every improvement until it is.
  */
-const FLOOR = { recall: 0.82, specificity: 0.92 };
+const FLOOR = { recall: 0.87, specificity: 0.95 };
 
 const cases = await loadCorpus();
 const seed = await loadSeedRulebook();

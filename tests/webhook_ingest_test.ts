@@ -282,6 +282,12 @@ for (const target of dbTargets()) {
         messages: Array.from({ length: 501 }, () => ({ sender: "user", text: "hi" })),
       },
       "not json",
+      // Text PostgreSQL cannot store: a NUL character, a lone surrogate (found by the fuzz test).
+      { source: "x", conversation_id: "c\u0000", messages: [{ sender: "user", text: "hi" }] },
+      { source: "x", messages: [{ sender: "user", text: "hi \u0000 there" }] },
+      { source: "x\uD800", messages: [{ sender: "user", text: "hi" }] },
+      { source: "x", channel: "web\uDFFF", messages: [{ sender: "user", text: "hi" }] },
+      { source: "x", messages: [{ sender: "bot", text: "a\uDC00b" }] },
     ];
     for (const body of bad) {
       const response = await ingest(service, body, credential);

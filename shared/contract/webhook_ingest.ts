@@ -11,14 +11,26 @@ export const MAX_TRANSCRIPT_BODY_BYTES = 1024 * 1024;
 /** The senders of contract 2.5. */
 export const SENDERS = ["bot", "user"] as const;
 
+/**
+ * Text that can be stored: no NUL character and no lone UTF-16 surrogate.
+ * PostgreSQL's text and jsonb hold neither, so a transcript carrying one
+ * would fail at storage; it is refused as a bad request instead.
+ */
+function storableText() {
+  return z.string().refine(
+    (value) => !value.includes("\u0000") && value.isWellFormed(),
+    "must be Unicode text without NUL characters or lone surrogates",
+  );
+}
+
 /** A string trimmed at both ends that must keep at least one character. */
 function trimmedText() {
-  return z.string().trim().min(1, "must not be empty or only whitespace");
+  return storableText().trim().min(1, "must not be empty or only whitespace");
 }
 
 /** An optional string trimmed at both ends; empty after trimming counts as absent. */
 function optionalTrimmed() {
-  return z.string().trim().optional().transform((value) => value === "" ? undefined : value);
+  return storableText().trim().optional().transform((value) => value === "" ? undefined : value);
 }
 
 /**

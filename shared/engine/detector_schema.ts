@@ -102,12 +102,16 @@ export type Atom = z.infer<typeof atomSchema>;
 
 /**
  * How close two atoms must be for `near`: in the same clause, sentence,
- * block or turn; or within a number of words (and, with `clause: true`, in
- * the same clause too).
+ * block or turn; or within a number of words (and, with `clause: true` or
+ * `sentence: true`, in the same clause or sentence too).
  */
 export const withinSchema = z.union([
   z.enum(["clause", "sentence", "block", "turn"]),
-  z.strictObject({ words: z.int().min(0).max(MAX_NEAR_WORDS), clause: z.boolean().optional() }),
+  z.strictObject({
+    words: z.int().min(0).max(MAX_NEAR_WORDS),
+    clause: z.boolean().optional(),
+    sentence: z.boolean().optional(),
+  }),
 ]);
 
 /**

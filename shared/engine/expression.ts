@@ -67,7 +67,15 @@ export interface CompiledAtom {
 export type CompiledExpression =
   | { op: "has"; atom: CompiledAtom }
   | { op: "count"; atom: CompiledAtom; min: number; per: number }
-  | { op: "near"; a: CompiledAtom; b: CompiledAtom; scope: Scope; words: number; clause: boolean }
+  | {
+    op: "near";
+    a: CompiledAtom;
+    b: CompiledAtom;
+    scope: Scope;
+    words: number;
+    clause: boolean;
+    sentence: boolean;
+  }
   | { op: "all"; items: CompiledExpression[] }
   | { op: "any"; items: CompiledExpression[] }
   | { op: "not"; item: CompiledExpression }
@@ -128,6 +136,7 @@ export class ExpressionCompiler {
         scope: typeof within === "string" ? within : "words",
         words: typeof within === "string" ? 0 : within.words,
         clause: typeof within !== "string" && within.clause === true,
+        sentence: typeof within !== "string" && within.sentence === true,
       };
     }
     if ("all" in expression) {
@@ -276,7 +285,7 @@ export class Evaluation {
         return true;
       }
       case "near":
-        return this.#near(node.a, node.b, node.scope, node.words, node.clause);
+        return this.#near(node.a, node.b, node.scope, node.words, node.clause, node.sentence);
       case "all": {
         const mark = this.evidence?.length ?? 0;
         for (const item of node.items) {
@@ -472,7 +481,14 @@ export class Evaluation {
     }
   }
 
-  #near(a: CompiledAtom, b: CompiledAtom, scope: Scope, words: number, clause: boolean): boolean {
+  #near(
+    a: CompiledAtom,
+    b: CompiledAtom,
+    scope: Scope,
+    words: number,
+    clause: boolean,
+    sentence: boolean,
+  ): boolean {
     const hitsA = this.hits(a);
     const hitsB = this.hits(b);
     if (hitsA.length === 0 || hitsB.length === 0) return false;
@@ -497,6 +513,7 @@ export class Evaluation {
             scope,
             words,
             clause,
+            sentence,
           )
         ) {
           this.#note(a, k);
@@ -515,6 +532,7 @@ export class Evaluation {
             scope,
             words,
             clause,
+            sentence,
           )
         ) {
           this.#note(a, lastA);
@@ -534,10 +552,12 @@ export class Evaluation {
     scope: Scope,
     words: number,
     clause: boolean,
+    sentence: boolean,
   ): boolean {
     if (scope === "words") {
       return laterStart - earlierEnd <= words &&
-        (!clause || this.doc.clause[earlierStart] === this.doc.clause[laterStart]);
+        (!clause || this.doc.clause[earlierStart] === this.doc.clause[laterStart]) &&
+        (!sentence || this.doc.sentence[earlierStart] === this.doc.sentence[laterStart]);
     }
     const s = this.#scopeOf(scope, earlierStart);
     return s >= 0 && s === this.#scopeOf(scope, laterStart);

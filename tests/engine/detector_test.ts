@@ -198,6 +198,12 @@ Deno.test("near: within words, and the same clause, sentence, block or turn", ()
     rule("r", { violation: { near: ["self", "ai"], within: { words: 5, clause: true } } }),
   ]);
   assert.equal(status(clause, "I am not sure; the bot"), "passed");
+  const sameSentence = book([
+    rule("r", { violation: { near: ["self", "ai"], within: { words: 4, sentence: true } } }),
+  ]);
+  assert.equal(status(sameSentence, "I am, as you know, a bot."), "triggered");
+  assert.equal(status(sameSentence, "Thanks, I am. A bot will reply."), "passed");
+  assert.equal(status(words, "Thanks, I am. A bot will reply."), "triggered");
 });
 
 Deno.test("dialogue: speakers, the first bot turn, replies to a question, and reminder gaps", () => {
