@@ -106,7 +106,9 @@ Deno.test("local server: 500 keyless clients dribbling bodies are all answered o
     // The first round warms the process up (code compiled, heaps sized for
     // the load) and its end is the baseline; two more identical rounds must
     // end where it did, and never hold much more while they run. Generous
-    // bounds: RSS moves by tens of MB with garbage collection alone.
+    // bounds: in the full suite RSS moves by 100 MB with garbage collection
+    // alone; a server without deadlines held the same crowd open for good and
+    // grew from 0.4 to 1.8 GB.
     const rounds = [];
     const ends: number[] = [];
     for (let round = 0; round < 3; round++) {
@@ -130,11 +132,11 @@ Deno.test("local server: 500 keyless clients dribbling bodies are all answered o
     for (const [i, end] of ends.entries()) {
       if (i === 0) continue; // the warm-up round: what the first start left behind is freed in it
       assert.ok(
-        end - baseline < 64 * 1024 * 1024,
+        end - baseline < 160 * 1024 * 1024,
         `round ${i + 1} ended ${mb(end - baseline)} MB up`,
       );
       assert.ok(
-        rounds[i].during - baseline < 256 * 1024 * 1024,
+        rounds[i].during - baseline < 384 * 1024 * 1024,
         `round ${i + 1} held ${mb(rounds[i].during - baseline)} MB more`,
       );
     }
