@@ -23,8 +23,14 @@ import { webhookIngest } from "../shared/handlers/webhook_ingest.ts";
 import type { Handler } from "../shared/http/endpoint.ts";
 import { functionRouter } from "../shared/http/function_router.ts";
 import { createLogger, type Logger } from "../shared/log/logger.ts";
+import { createBodyReadGate } from "../shared/http/body_gate.ts";
 import { withLandingPage } from "./landing_page.ts";
 import { serviceDeps } from "../shared/service_deps.ts";
+import {
+  type ConnectionGuard,
+  createConnectionTable,
+  guardConnections,
+} from "./connection_guard.ts";
 import { processConfig } from "./process_config.ts";
 
 /** The socket's address: loopback only, since it asks for no password. */
@@ -63,14 +69,21 @@ function baseUrlOf(host: string, port: number): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}/functions`;
 }
 
-function listen(
+/** The HTTP server behind the guards: loopback, an ephemeral port. */
+const BACKEND_HOST = "127.0.0.1";
+
+function guard(
+  table: ReturnType<typeof createConnectionTable>,
   config: Config,
   port: number,
   variable: string,
-  handler: Handler,
-): Deno.HttpServer<Deno.NetAddr> {
+  backend: Deno.HttpServer<Deno.NetAddr>,
+): ConnectionGuard {
   try {
-    return Deno.serve({ hostname: config.HOST, port, onListen: () => {} }, handler);
+    return guardConnections(table, { hostname: config.HOST, port }, {
+      hostname: BACKEND_HOST,
+      port: backend.addr.port,
+    });
   } catch (error) {
     if (error instanceof Deno.errors.AddrInUse) throw portInUse(port, config.HOST, variable);
     throw error;
@@ -80,22 +93,56 @@ function listen(
 /**
  * Serves the four functions on HOST:PORT and, when ALT_PORT is set, on a
  * second listener for the contract's alternate host: the same routes.
+ *
+ * Both listeners are connection guards (connection_guard.ts) in front of one
+ * HTTP server on a loopback port: a client gets HEADERS_TIMEOUT_MS to send a
+ * request's headers, an idle connection is closed after IDLE_TIMEOUT_MS, at
+ * most MAX_CONNECTIONS are open, every body must arrive within
+ * BODY_TIMEOUT_MS and at most MAX_BODY_READS bodies are read at once. The
+ * handlers see each client's own address.
  */
 export function serveLocal(config: Config, deps: ServiceDeps): LocalServer {
-  const handler = localHandler(deps);
-  const main = listen(config, config.PORT, "PORT", handler);
-  let alt: Deno.HttpServer<Deno.NetAddr> | undefined;
+  const handler = localHandler({
+    ...deps,
+    limits: { bodyDeadlineMs: config.BODY_TIMEOUT_MS, ...deps.limits },
+    bodyReads: deps.bodyReads ?? createBodyReadGate(config.MAX_BODY_READS),
+  });
+  const table = createConnectionTable({
+    headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+    idleTimeoutMs: config.IDLE_TIMEOUT_MS,
+    maxConnections: config.MAX_CONNECTIONS,
+  });
+  const backend = Deno.serve(
+    { hostname: BACKEND_HOST, port: 0, onListen: () => {} },
+    async (req, info) => {
+      const client = table.clientOf(info.remoteAddr.port);
+      if (client === undefined) return await handler(req, info);
+      client.requestStarted();
+      try {
+        return await handler(req, { remoteAddr: client.remoteAddr });
+      } finally {
+        client.requestEnded();
+      }
+    },
+  );
+  const guards: ConnectionGuard[] = [];
   try {
-    if (config.ALT_PORT !== undefined) alt = listen(config, config.ALT_PORT, "ALT_PORT", handler);
+    guards.push(guard(table, config, config.PORT, "PORT", backend));
+    if (config.ALT_PORT !== undefined) {
+      guards.push(guard(table, config, config.ALT_PORT, "ALT_PORT", backend));
+    }
   } catch (error) {
-    main.shutdown();
+    for (const each of guards) each.close();
+    backend.shutdown();
     throw error;
   }
+  const [main, alt] = guards;
   return {
     baseUrl: baseUrlOf(config.HOST, main.addr.port),
     ...(alt === undefined ? {} : { altBaseUrl: baseUrlOf(config.HOST, alt.addr.port) }),
     async close() {
-      await Promise.all([main.shutdown(), alt?.shutdown()]);
+      for (const each of guards) each.close();
+      await backend.shutdown();
     },
   };
 }

@@ -42,6 +42,7 @@ export const EnvSchema = z.object({
   SUPABASE_SERVICE_ROLE_KEY: optionalText,
   UPSTASH_REDIS_REST_URL: urlWith(["http:", "https:"]).optional(),
   UPSTASH_REDIS_REST_TOKEN: optionalText,
+  UPSTASH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   SCAN_ALLOWED_TARGETS: commaList("").transform((entries, ctx) => {
     try {
@@ -70,6 +71,12 @@ export const EnvSchema = z.object({
   ADVISORY_LLM_API_KEY: optionalText,
   ADVISORY_LLM_MODEL: optionalText,
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+  // The local server's bounds on its clients (scripts/connection_guard.ts, read_body.ts).
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(1024),
+  MAX_BODY_READS: z.coerce.number().int().min(1).max(10_000).default(64),
 }).superRefine((env, ctx) => {
   // The shared-secret path is open only with all three; unsetting the secret
   // alone closes it (the last step of the rollout), whatever else is set.

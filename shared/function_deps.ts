@@ -21,8 +21,9 @@ function functionLimiter(config: Config, logger: Logger): RateLimiter {
   const url = config.UPSTASH_REDIS_REST_URL;
   const token = config.UPSTASH_REDIS_REST_TOKEN;
   if (url === undefined || token === undefined) return createUnconfiguredLimiter(logger);
+  const timeoutMs = config.UPSTASH_TIMEOUT_MS;
   return lazyLimiter(async () =>
-    (await import("./ratelimit/upstash_limiter.ts")).createUpstashLimiter({ url, token })
+    (await import("./ratelimit/upstash_limiter.ts")).upstashLimiter({ url, token, timeoutMs })
   );
 }
 

@@ -6,7 +6,7 @@ import { createLogger, type Logger } from "./log/logger.ts";
 import { createMemoryLimiter } from "./ratelimit/memory_limiter.ts";
 import type { RateLimiter } from "./ratelimit/rate_limiter.ts";
 import { createUnconfiguredLimiter } from "./ratelimit/unconfigured_limiter.ts";
-import { createUpstashLimiter } from "./ratelimit/upstash_limiter.ts";
+import { upstashLimiter } from "./ratelimit/upstash_limiter.ts";
 import { scanDeps } from "./scanner/scan_deps.ts";
 
 /** Where the operations run. */
@@ -22,9 +22,10 @@ export function limiterFromConfig(config: Config, logger: Logger, runtime: Runti
   if (
     config.UPSTASH_REDIS_REST_URL !== undefined && config.UPSTASH_REDIS_REST_TOKEN !== undefined
   ) {
-    return createUpstashLimiter({
+    return upstashLimiter({
       url: config.UPSTASH_REDIS_REST_URL,
       token: config.UPSTASH_REDIS_REST_TOKEN,
+      timeoutMs: config.UPSTASH_TIMEOUT_MS,
     });
   }
   return runtime === "local-server" ? createMemoryLimiter() : createUnconfiguredLimiter(logger);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HTTP_URL_PATTERN, INDUSTRIES, JURISDICTIONS, VERDICTS } from "./vocabulary.ts";
+import { HTTP_URL_PATTERN, INDUSTRIES, isHttpUri, JURISDICTIONS, VERDICTS } from "./vocabulary.ts";
 
 /** Longest content accepted, in characters (Unicode code points). */
 export const MAX_CONTENT_CHARS = 30_000;
@@ -15,7 +15,10 @@ export const AuditRequest = z.strictObject({
   jurisdiction: z.enum(JURISDICTIONS),
   industry: z.enum(INDUSTRIES).optional(),
   asset_url: z.string().max(2048).regex(HTTP_URL_PATTERN, "asset_url must be an http(s) URL")
-    .refine((s) => URL.canParse(s), "asset_url must be a valid URI").optional(),
+    .refine(
+      isHttpUri,
+      "asset_url must be a valid URI: no spaces, line breaks or unencoded special characters",
+    ).optional(),
 });
 export type AuditRequest = z.infer<typeof AuditRequest>;
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GRADES } from "./grade.ts";
-import { HTTP_URL_PATTERN } from "./vocabulary.ts";
+import { HTTP_URL_PATTERN, isHttpUri } from "./vocabulary.ts";
 
 /** Longest `target_url`, in characters. */
 export const MAX_TARGET_URL_CHARS = 2048;
@@ -12,7 +12,11 @@ export const MAX_TARGET_URL_CHARS = 2048;
 export const WebsiteAuditRequest = z.strictObject({
   target_url: z.string()
     .max(MAX_TARGET_URL_CHARS, `target_url must be at most ${MAX_TARGET_URL_CHARS} characters`)
-    .regex(HTTP_URL_PATTERN, "target_url must be an http or https URL"),
+    .regex(HTTP_URL_PATTERN, "target_url must be an http or https URL")
+    .refine(
+      isHttpUri,
+      "target_url must be a valid URI: no spaces, line breaks or unencoded special characters",
+    ),
 });
 export type WebsiteAuditRequest = z.infer<typeof WebsiteAuditRequest>;
 

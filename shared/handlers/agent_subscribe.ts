@@ -42,40 +42,50 @@ export function accountEndpoint(action: unknown): string {
 
 /**
  * agentSubscribe (contract 4.2): verify, get_logs and export_audit for the
- * account of an API key. The key comes from `X-API-Key`; the body field
- * `api_key` is the dashboard client's compatibility path, used only when the
- * header is absent (the header wins when both are sent). verify is limited per
- * client IP (an IPv6 client by its /64) before the key is looked at, so
- * guessing keys is throttled too.
+ * account of an API key, in complianceAudit's order of checks: the key
+ * (401), the account's standing (402), then the body (400), then verify's
+ * limit per client IP (an IPv6 client by its /64; 429), then the action. So
+ * every call made with a valid key, a malformed one included, has its
+ * activity record, and a caller without a key never gets its body read.
+ *
+ * The key comes from `X-API-Key`. The body field `api_key` is the dashboard
+ * client's compatibility path, used only when the header is absent (the
+ * header wins when both are sent): only then is the body read before the
+ * key, under the same cap, deadline and read gate as every body.
  */
 export function agentSubscribe(deps: ServiceDeps): Handler {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const now = deps.now ?? (() => new Date());
   return endpoint(AGENT_SUBSCRIBE_ENDPOINT, deps, async (req, ctx) => {
-    // Read, not validated yet: the action and the body key are needed before
-    // the contract's order of checks reaches the request (step 5).
-    const body = await readJsonBody(req, { maxBytes: limits.accountBodyBytes });
-    const { action, apiKey } = callFields(body);
-
-    if (action === "verify") {
-      await enforceLimit(deps.limiter, `verify:${ctx.ipLimitKey}`, limits.verifyPerMinute, 60);
-    }
-
     const headerKey = req.headers.get("x-api-key");
-    const account = await accountForApiKey(deps.db, headerKey ?? apiKey);
+    const readBody = () =>
+      readJsonBody(req, { maxBytes: limits.accountBodyBytes, ...ctx.bodyReading });
+    // The dashboard's path: the key is in the body, which must be read first.
+    const bodyFirst = headerKey === null ? await readBody() : undefined;
+
+    const account = await accountForApiKey(deps.db, headerKey ?? callFields(bodyFirst).apiKey);
     if (account === null) throw new HttpError(401, "invalid_api_key", "API key missing or invalid");
+    // Recorded under the operation alone until the body names a known action.
     // The dashboard's body-key path is not an agent.
-    ctx.recordFor({
+    const subject = {
       accountId: account.account_id,
-      endpoint: accountEndpoint(action),
+      endpoint: accountEndpoint(callFields(bodyFirst).action),
       isAgent: headerKey !== null,
-    });
+    };
+    ctx.recordFor(subject);
 
     if (!isAccountInGoodStanding(account, now())) {
       throw new HttpError(402, "account_inactive", "The account is neither active nor trialing");
     }
 
+    const body = bodyFirst ?? await readBody();
+    ctx.recordFor({ ...subject, endpoint: accountEndpoint(callFields(body).action) });
     const request = parseInput(AccountRequest, body);
+
+    if (request.action === "verify") {
+      await enforceLimit(deps.limiter, `verify:${ctx.ipLimitKey}`, limits.verifyPerMinute, 60);
+    }
+
     switch (request.action) {
       case "verify":
         return jsonResponse(verification(account));

@@ -68,7 +68,10 @@ export function complianceAudit(deps: ServiceDeps): Handler {
       throw new HttpError(402, "account_inactive", "The account is neither active nor trialing");
     }
 
-    const input = await parseJson(req, AuditRequest, { maxBytes: limits.auditBodyBytes });
+    const input = await parseJson(req, AuditRequest, {
+      maxBytes: limits.auditBodyBytes,
+      ...ctx.bodyReading,
+    });
     const idempotencyKey = idempotencyKeyOf(req);
 
     await enforceLimit(deps.limiter, `audit:${account.account_id}`, limits.auditPerMinute, 60);

@@ -49,7 +49,10 @@ export function runWebsiteAudit(deps: ServiceDeps): Handler {
   const fetcher = deps.scanFetcher ?? createSafeFetcher();
   const now = deps.now ?? (() => new Date());
   return endpoint(RUN_WEBSITE_AUDIT_ENDPOINT, deps, async (req, ctx) => {
-    const input = await parseJson(req, WebsiteAuditRequest, { maxBytes: limits.scanBodyBytes });
+    const input = await parseJson(req, WebsiteAuditRequest, {
+      maxBytes: limits.scanBodyBytes,
+      ...ctx.bodyReading,
+    });
     const target = parseTargetUrl(input.target_url);
 
     await enforceLimit(deps.limiter, `scan:${ctx.ipLimitKey}`, limits.scanPerMinute, 60);

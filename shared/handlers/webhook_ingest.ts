@@ -91,7 +91,7 @@ export function webhookIngest(deps: ServiceDeps): Handler {
       throw new HttpError(401, "unauthorized", UNAUTHORIZED_MESSAGE);
     }
 
-    const body = await readJsonBody(req, { maxBytes: limits.webhookBodyBytes });
+    const body = await readJsonBody(req, { maxBytes: limits.webhookBodyBytes, ...ctx.bodyReading });
     // The body is checked against the schema first, and only what the schema
     // checked is searched for credentials: the presented one, and the shared
     // secret whichever way the request authenticated (a transcript sent with

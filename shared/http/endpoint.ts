@@ -1,9 +1,10 @@
 import { activityRecord } from "../db/activity.ts";
-import type { ServiceDeps } from "../handlers/deps.ts";
+import { DEFAULT_LIMITS, type ServiceDeps } from "../handlers/deps.ts";
 import { clientIp, type ConnInfo, ipLimitKey } from "./client_ip.ts";
 import { cors } from "./cors.ts";
 import { HttpError } from "./http_error.ts";
 import { jsonResponse } from "./json_response.ts";
+import { BodyReadersBusyError, type BodyReadGate } from "./read_body.ts";
 
 /** A served function: what `Deno.serve` takes. */
 export type Handler = (req: Request, info?: ConnInfo) => Promise<Response>;
@@ -36,6 +37,11 @@ export interface RequestContext {
   elapsedMs(): number;
   /** Records this call's outcome, whatever it is, in the account's activity log. */
   recordFor(subject: ActivitySubject): void;
+  /**
+   * How this request's body is read, besides its cap: its deadline and the
+   * gate that bounds concurrent reads (spread into readJsonBody/parseJson).
+   */
+  bodyReading: { deadlineMs: number; gate?: BodyReadGate };
 }
 
 /** One endpoint of the contract: its name, its error envelope and its 5xx. */
@@ -76,6 +82,10 @@ export function endpoint<Envelope>(
     ? cors({ origins: deps.corsOrigins })
     : () => ({});
   const log = deps.logger;
+  const bodyReading = {
+    deadlineMs: deps.limits?.bodyDeadlineMs ?? DEFAULT_LIMITS.bodyDeadlineMs,
+    ...(deps.bodyReads === undefined ? {} : { gate: deps.bodyReads }),
+  };
   return async (req, info) => {
     const startedAt = performance.now();
     let subject: ActivitySubject | undefined;
@@ -88,6 +98,7 @@ export function endpoint<Envelope>(
       recordFor: (who) => {
         subject = who;
       },
+      bodyReading,
     };
     let response: Response;
     if (req.method === "OPTIONS") {
@@ -105,7 +116,10 @@ export function endpoint<Envelope>(
           spec.unavailable.status,
           spec.unavailable.code,
           spec.unavailable.message,
-          { cause: error },
+          // A server too busy to read the body now has room again in a moment.
+          error instanceof BodyReadersBusyError
+            ? { cause: error, headers: { "Retry-After": "1" } }
+            : { cause: error },
         );
         if (failure.status >= 500 && failure.status !== 501) {
           log.log("error", "request failed", {

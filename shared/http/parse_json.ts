@@ -1,21 +1,18 @@
 import type { z } from "zod";
 import { validationMessage } from "../contract/validation_message.ts";
 import { HttpError } from "./http_error.ts";
-import { readJsonBody } from "./read_body.ts";
+import { readJsonBody, type ReadJsonBodyOptions } from "./read_body.ts";
 
-/** Options of {@linkcode parseJson}. */
-export interface ParseJsonOptions {
-  /** Largest accepted body in bytes; the stream is abandoned past it. */
-  maxBytes: number;
-}
+/** Options of {@linkcode parseJson}: those of readJsonBody. */
+export type ParseJsonOptions = ReadJsonBodyOptions;
 
 /**
- * Reads a JSON request body (capped at `maxBytes`) and parses it with a
- * contract schema. Every refusal is an HttpError 400 `invalid_request`, which
- * the endpoint answers in its own envelope: a content type other than
- * `application/json`, an oversized or unreadable body, text that is not JSON,
- * and a value the schema rejects (the message names the field, never echoes
- * the value).
+ * Reads a JSON request body (capped at `maxBytes`, within its deadline) and
+ * parses it with a contract schema. Every refusal is an HttpError 400
+ * `invalid_request` (415 for a compressed body), which the endpoint answers
+ * in its own envelope: a content type other than `application/json`, an
+ * oversized, late or unreadable body, text that is not JSON, and a value the
+ * schema rejects (the message names the field, never echoes the value).
  *
  * @example
  * ```ts

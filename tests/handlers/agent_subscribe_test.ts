@@ -1,7 +1,7 @@
 /**
  * agentSubscribe in process: the handler over a fake Db and limiter, through
- * every branch of its order of checks (body 400, verify's per-IP 429, key 401,
- * standing 402, request 400, action) and what each branch records.
+ * every branch of its order of checks (key 401, standing 402, body and
+ * request 400, verify's per-IP 429, action) and what each branch records.
  */
 import assert from "node:assert/strict";
 import {
@@ -31,7 +31,7 @@ function records(deps: FakeDeps) {
   return deps.db.activity.map((row) => [row.endpoint_queried, row.status_code, row.is_agent]);
 }
 
-Deno.test("agentSubscribe() answers 400 for a body that is not JSON before anything else", async () => {
+Deno.test("agentSubscribe() with a valid key answers 400 for a body that is not JSON, and records it", async () => {
   const deps = fakeDeps();
   const { apiKey } = await fakeAccount(deps.db);
   for (const body of ["{nope", "", "x".repeat(20_000)]) {
@@ -39,42 +39,87 @@ Deno.test("agentSubscribe() answers 400 for a body that is not JSON before anyth
     assert.equal(result.status, 400);
     assert.equal(typeof AccountErrorEnvelope.parse(result.json()).error, "string");
   }
+  assert.deepEqual(deps.limiter.calls, []);
+  assert.deepEqual(records(deps), [
+    ["agentSubscribe", 400, true],
+    ["agentSubscribe", 400, true],
+    ["agentSubscribe", 400, true],
+  ]);
+});
+
+Deno.test("agentSubscribe() without a header key reads the body for its key: a bad body is 400 before the database", async () => {
+  const deps = fakeDeps();
+  for (const body of ["{nope", "", "x".repeat(20_000)]) {
+    const result = await call(deps, body);
+    assert.equal(result.status, 400);
+    assert.equal(typeof AccountErrorEnvelope.parse(result.json()).error, "string");
+  }
   assert.deepEqual(deps.db.calls, []);
   assert.deepEqual(deps.limiter.calls, []);
 });
 
-Deno.test("agentSubscribe() answers 400 for valid JSON over 16 KiB before the limiter or the database", async () => {
+Deno.test("agentSubscribe() answers 401 to a wrong header key without reading the body", async () => {
+  const deps = fakeDeps();
+  let pulled = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      pulled++;
+      controller.enqueue(new TextEncoder().encode(" "));
+    },
+  });
+  const response = await agentSubscribe(deps)(
+    new Request("http://127.0.0.1/functions/agentSubscribe", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "cas_live_wrong" },
+      body,
+    }),
+    from("127.0.0.1"),
+  );
+  assert.equal(response.status, 401);
+  assert.deepEqual(await response.json(), { error: "API key missing or invalid" });
+  assert.ok(pulled <= 1, `read ${pulled} chunks of the body of a caller with a wrong key`);
+  assert.deepEqual(deps.limiter.calls, []);
+  assert.deepEqual(deps.db.activity, []);
+});
+
+Deno.test("agentSubscribe() answers 400 for valid JSON over 16 KiB before the limiter", async () => {
   const deps = fakeDeps();
   const { apiKey } = await fakeAccount(deps.db);
   // A verify call, well-formed JSON, whose body key alone takes it past the cap.
   const body = JSON.stringify({ action: "verify", api_key: apiKey + "x".repeat(16 * 1024) });
   assert.ok(new TextEncoder().encode(body).byteLength > 16 * 1024);
   assert.equal(typeof JSON.parse(body), "object");
-  for (const headers of [{}, { "x-api-key": apiKey }] as Record<string, string>[]) {
-    const result = await call(deps, body, headers);
-    assert.equal(result.status, 400);
-    assert.deepEqual(result.json(), { error: "Request body exceeds 16384 bytes" });
-  }
+  // Without the header the body is read first, so nothing reaches the database.
+  const keyless = await call(deps, body);
+  assert.equal(keyless.status, 400);
+  assert.deepEqual(keyless.json(), { error: "Request body exceeds 16384 bytes" });
   assert.deepEqual(deps.db.calls, []);
+  // With the header the key is checked first and the 400 is recorded.
+  const keyed = await call(deps, body, { "x-api-key": apiKey });
+  assert.equal(keyed.status, 400);
+  assert.deepEqual(keyed.json(), { error: "Request body exceeds 16384 bytes" });
   assert.deepEqual(deps.limiter.calls, []);
-  assert.deepEqual(deps.db.activity, []);
-  // The same call under the cap does reach the limiter and the key lookup.
+  assert.deepEqual(records(deps), [["agentSubscribe", 400, true]]);
+  // The same call under the cap does reach the limiter.
   const small = await call(deps, { action: "verify" }, { "x-api-key": apiKey });
   assert.equal(small.status, 200);
   assert.equal(deps.limiter.calls.length, 1);
-  assert.notDeepEqual(deps.db.calls, []);
 });
 
-Deno.test("agentSubscribe() limits verify per client IP before the key is looked up: 429 with Retry-After", async () => {
+Deno.test("agentSubscribe() limits verify per client IP after the key: 429 with Retry-After, recorded", async () => {
   const deps = fakeDeps();
   const { apiKey } = await fakeAccount(deps.db);
   deps.limiter.remaining = 0;
   const limited = await call(deps, { action: "verify" }, { "x-api-key": apiKey }, "192.0.2.7");
   assert.equal(limited.status, 429);
-  assert.ok(Number(limited.response.headers.get("retry-after")) >= 1);
+  assert.equal(limited.response.headers.get("retry-after"), "42");
   assert.equal(typeof AccountErrorEnvelope.parse(limited.json()).error, "string");
   assert.deepEqual(deps.limiter.calls, [{ key: "verify:192.0.2.7", max: 30, windowSeconds: 60 }]);
-  assert.deepEqual(deps.db.calls, [], "a throttled guess never reaches the key lookup");
+  assert.deepEqual(records(deps), [["agentSubscribe.verify", 429, true]]);
+  // A wrong key is refused before the limiter is asked.
+  const wrong = await call(deps, { action: "verify" }, { "x-api-key": "cas_live_nope" });
+  assert.equal(wrong.status, 401);
+  assert.equal(deps.limiter.calls.length, 1);
   // get_logs and export_audit are not under the verify limit.
   const logs = await call(deps, { action: "get_logs" }, { "x-api-key": apiKey });
   assert.equal(logs.status, 200);
@@ -163,7 +208,7 @@ Deno.test("agentSubscribe() takes the body key only without the header, and reco
   ]);
 });
 
-Deno.test("agentSubscribe() answers 402 for an inactive account on every action, before validating the request", async () => {
+Deno.test("agentSubscribe() answers 402 for an inactive account on every action, before reading the body", async () => {
   const deps = fakeDeps();
   const { apiKey } = await fakeAccount(deps.db, { status: "past_due" });
   for (
@@ -173,12 +218,14 @@ Deno.test("agentSubscribe() answers 402 for an inactive account on every action,
     assert.equal(result.status, 402);
     assert.equal(typeof AccountErrorEnvelope.parse(result.json()).error, "string");
   }
-  assert.deepEqual(records(deps), [
-    ["agentSubscribe.verify", 402, true],
-    ["agentSubscribe.get_logs", 402, true],
-    ["agentSubscribe.export_audit", 402, true],
-    ["agentSubscribe", 402, true],
-  ]);
+  // Not even a body that is not JSON gets further than the standing.
+  assert.equal((await call(deps, "{nope", { "x-api-key": apiKey })).status, 402);
+  // The body is unread, so the record names the operation alone.
+  assert.deepEqual(records(deps), Array(5).fill(["agentSubscribe", 402, true]));
+  // The dashboard's body key: the body is read first, so the action is known.
+  const viaBody = await call(deps, { action: "get_logs", api_key: apiKey });
+  assert.equal(viaBody.status, 402);
+  assert.deepEqual(records(deps).at(-1), ["agentSubscribe.get_logs", 402, false]);
 });
 
 Deno.test("agentSubscribe() answers 400 for unknown fields, unknown or missing actions and wrong types, and records each", async () => {

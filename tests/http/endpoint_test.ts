@@ -1,10 +1,12 @@
 /**
  * The skeleton's RequestContext: the client IP and the key per-IP limits
- * count it under, computed once for every operation.
+ * count it under, computed once for every operation, and how bodies are read.
  */
 import assert from "node:assert/strict";
 import { endpoint, type RequestContext } from "../../shared/http/endpoint.ts";
 import { jsonResponse } from "../../shared/http/json_response.ts";
+import { createBodyReadGate } from "../../shared/http/body_gate.ts";
+import { readJsonBody } from "../../shared/http/read_body.ts";
 import { fakeDeps, from, jsonRequest } from "../support/fake_deps.ts";
 
 async function contextOf(
@@ -53,4 +55,31 @@ Deno.test("endpoint() keys the limit on the address the trusted proxy saw, never
     ip: "10.0.0.2",
     ipLimitKey: "10.0.0.2",
   });
+});
+
+Deno.test("endpoint() gives handlers the body deadline and read gate, and a full gate is the endpoint's 5xx with Retry-After", async () => {
+  const gate = createBodyReadGate(1);
+  const hold = await gate.acquire(new AbortController().signal);
+  const deps = { ...fakeDeps({ limits: { bodyDeadlineMs: 200 } }), bodyReads: gate };
+  const handler = endpoint(
+    {
+      name: "probe",
+      envelope: (error) => ({ error: error.message }),
+      unavailable: { status: 503, code: "service_unavailable", message: "busy" },
+    },
+    deps,
+    async (req, ctx) => {
+      assert.equal(ctx.bodyReading.deadlineMs, 200);
+      assert.equal(ctx.bodyReading.gate, gate);
+      return jsonResponse(await readJsonBody(req, { maxBytes: 64, ...ctx.bodyReading }));
+    },
+  );
+  const busy = await handler(jsonRequest("probe", { a: 1 }), from("192.0.2.1"));
+  assert.equal(busy.status, 503);
+  assert.equal(busy.headers.get("retry-after"), "1");
+  assert.deepEqual(await busy.json(), { error: "busy" });
+  hold();
+  const served = await handler(jsonRequest("probe", { a: 1 }), from("192.0.2.1"));
+  assert.equal(served.status, 200);
+  assert.deepEqual(await served.json(), { a: 1 });
 });

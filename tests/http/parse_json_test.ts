@@ -54,14 +54,19 @@ Deno.test("enforceLimit() passes within the limit and throws 429 rate_limited wi
   const limiter = (success: boolean) => ({
     limit(key: string, max: number, windowSeconds: number) {
       seen.push([key, max, windowSeconds]);
-      return Promise.resolve({ success, remaining: 0, reset: Date.now() + 2500 });
+      return Promise.resolve({
+        success,
+        remaining: 0,
+        reset: Date.now() + 2500,
+        retryAfterMs: success ? 0 : 2500,
+      });
     },
   });
   await enforceLimit(limiter(true), "k", 5, 60);
   const error = await refusal(() => enforceLimit(limiter(false), "k", 5, 60));
   assert.equal(error.status, 429);
   assert.equal(error.code, "rate_limited");
-  assert.ok(["2", "3"].includes(error.headers["Retry-After"]));
+  assert.equal(error.headers["Retry-After"], "3", "2.5 s rounds up: a client waiting 2 s is early");
   assert.deepEqual(seen, [["k", 5, 60], ["k", 5, 60]]);
   const failing = { limit: () => Promise.reject(new Error("down")) };
   await assert.rejects(

@@ -1,7 +1,8 @@
 /**
  * One behaviour table, run against every RateLimiter adapter: the in-memory
  * one, and the Upstash one through the Upstash-REST bridge in front of the
- * real Redis (TEST_REDIS_URL).
+ * real Redis (TEST_REDIS_URL). Both are sliding logs: at most max in any
+ * window-long span, wherever it starts, and a refusal says when it ends.
  */
 import assert from "node:assert/strict";
 import { Redis } from "@upstash/redis";
@@ -64,18 +65,6 @@ const upstashAdapter: Adapter = {
   },
 };
 
-/**
- * The Upstash sliding window is aligned to multiples of the window since the
- * epoch and weighs the previous window in: a run that straddles a boundary
- * could see one request more than `max`. Start well inside a window.
- */
-async function awayFromWindowEdge(windowSeconds: number): Promise<void> {
-  const windowMs = windowSeconds * 1000;
-  const margin = Math.min(3000, windowMs / 4);
-  const left = windowMs - (Date.now() % windowMs);
-  if (left < margin) await new Promise((resolve) => setTimeout(resolve, left + 50));
-}
-
 function behaviour(
   adapter: Adapter,
   name: string,
@@ -97,7 +86,6 @@ function behaviour(
 
 for (const adapter of [memoryAdapter, upstashAdapter]) {
   behaviour(adapter, "the 61st request in a 60-per-minute window is refused", async (limiter) => {
-    await awayFromWindowEdge(60);
     for (let i = 1; i <= 60; i++) {
       const result = await limiter.limit("account-a", 60, 60);
       assert.equal(result.success, true, `request ${i} should pass`);
@@ -111,19 +99,19 @@ for (const adapter of [memoryAdapter, upstashAdapter]) {
   });
 
   behaviour(adapter, "remaining counts down to zero", async (limiter) => {
-    await awayFromWindowEdge(60);
-    const before = Date.now();
     for (let i = 1; i <= 60; i++) {
       const result = await limiter.limit("account-countdown", 60, 60);
       assert.equal(result.success, true);
       assert.equal(result.remaining, 60 - i, `remaining after request ${i}`);
-      assert.ok(result.reset > before, "reset is in the future");
-      assert.ok(result.reset <= Date.now() + 60_000 + 1000, "reset is within one window");
+      assert.equal(result.retryAfterMs, 0, "an accepted request need not wait");
     }
+    const refused = await limiter.limit("account-countdown", 60, 60);
+    assert.equal(refused.success, false);
+    assert.ok(refused.retryAfterMs > 50_000 && refused.retryAfterMs <= 60_000);
+    assert.ok(refused.reset > Date.now() + 50_000 && refused.reset <= Date.now() + 60_000);
   });
 
   behaviour(adapter, "separate keys do not interfere", async (limiter) => {
-    await awayFromWindowEdge(60);
     for (let i = 0; i < 60; i++) await limiter.limit("account-full", 60, 60);
     assert.equal((await limiter.limit("account-full", 60, 60)).success, false);
     const other = await limiter.limit("account-other", 60, 60);
@@ -132,7 +120,6 @@ for (const adapter of [memoryAdapter, upstashAdapter]) {
   });
 
   behaviour(adapter, "different limits on the same key keep separate counters", async (limiter) => {
-    await awayFromWindowEdge(60);
     for (let i = 0; i < 3; i++) assert.equal((await limiter.limit("ip-1", 3, 60)).success, true);
     assert.equal((await limiter.limit("ip-1", 3, 60)).success, false);
     const otherPolicy = await limiter.limit("ip-1", 10, 60);
@@ -141,7 +128,6 @@ for (const adapter of [memoryAdapter, upstashAdapter]) {
   });
 
   behaviour(adapter, "100 concurrent calls with max 60: exactly 60 succeed", async (limiter) => {
-    await awayFromWindowEdge(60);
     const results = await Promise.all(
       Array.from({ length: 100 }, () => limiter.limit("account-burst", 60, 60)),
     );
@@ -154,14 +140,69 @@ for (const adapter of [memoryAdapter, upstashAdapter]) {
   });
 
   behaviour(adapter, "a short window opens again after it passes", async (limiter) => {
-    await awayFromWindowEdge(1);
     assert.equal((await limiter.limit("account-short", 1, 1)).success, true);
     assert.equal((await limiter.limit("account-short", 1, 1)).success, false);
-    // The Upstash sliding window still weighs the previous window in just
-    // after a boundary; two windows later it is clear.
-    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     assert.equal((await limiter.limit("account-short", 1, 1)).success, true);
   });
+
+  behaviour(
+    adapter,
+    "a refusal says when capacity returns: earlier is refused, then it is accepted",
+    async (limiter) => {
+      // 2 in any 10 s: one now, one 3 s later; the third waits for the first.
+      const first = performance.now();
+      assert.equal((await limiter.limit("account-wait", 2, 10)).success, true);
+      await sleep(3000);
+      assert.equal((await limiter.limit("account-wait", 2, 10)).success, true);
+      const refused = await limiter.limit("account-wait", 2, 10);
+      const refusedAt = performance.now();
+      assert.equal(refused.success, false);
+      assert.equal(refused.remaining, 0);
+      // The first request leaves the window 10 s after it was made.
+      const leaves = first + 10_000;
+      assert.ok(
+        refused.retryAfterMs >= leaves - refusedAt - 1000 &&
+          refused.retryAfterMs <= leaves - first,
+        `retryAfterMs ${refused.retryAfterMs}, the first request leaves in ${leaves - refusedAt}`,
+      );
+      // Halfway there it is still refused, and the refusal is not counted.
+      await sleep(refused.retryAfterMs / 2);
+      assert.equal((await limiter.limit("account-wait", 2, 10)).success, false);
+      // Waiting as long as it said is enough.
+      await sleep(Math.max(0, refusedAt + refused.retryAfterMs - performance.now()));
+      const admitted = await limiter.limit("account-wait", 2, 10);
+      assert.equal(admitted.success, true, "accepted once the wait it was given is over");
+      assert.equal(admitted.remaining, 0, "the request of 3 s in is still in the window");
+    },
+  );
+
+  behaviour(
+    adapter,
+    "requests paced for 2.5 windows: no window-long span holds more than max",
+    async (limiter) => {
+      // 4 in any 2 s, asked every 50 ms for 5 s: a fixed or approximated
+      // window would admit up to 8 across a boundary here.
+      const max = 4;
+      const windowMs = 2000;
+      const accepted: Array<{ sent: number; answered: number }> = [];
+      const end = Date.now() + 5000;
+      while (Date.now() < end) {
+        const sent = Date.now();
+        const result = await limiter.limit("account-paced", max, windowMs / 1000);
+        if (result.success) accepted.push({ sent, answered: Date.now() });
+        await sleep(50);
+      }
+      // The limiter decided each request between its sending and its answer,
+      // so request i + max was decided at least a window after request i.
+      for (let i = 0; i + max < accepted.length; i++) {
+        const span = accepted[i + max].answered - accepted[i].sent;
+        assert.ok(span >= windowMs, `${max + 1} requests accepted within ${span} ms`);
+      }
+      // And it is not stingier than the rule: each window admits its max again.
+      assert.ok(accepted.length >= 2 * max + 1, `only ${accepted.length} accepted in 5 s`);
+    },
+  );
 
   behaviour(adapter, "invalid arguments throw", async (limiter) => {
     await assert.rejects(limiter.limit("", 60, 60), TypeError);
@@ -171,3 +212,32 @@ for (const adapter of [memoryAdapter, upstashAdapter]) {
     await assert.rejects(limiter.limit("k", 60, Number.NaN), RangeError);
   });
 }
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+Deno.test("memory limiter: the sliding log on a moved clock, to the millisecond", async () => {
+  let now = 1_000_000;
+  const limiter = createMemoryLimiter({ now: () => now });
+  assert.equal((await limiter.limit("k", 3, 60)).success, true); // t = 0
+  now += 10_000;
+  assert.equal((await limiter.limit("k", 3, 60)).success, true); // t = 10 s
+  now += 40_000;
+  assert.equal((await limiter.limit("k", 3, 60)).success, true); // t = 50 s
+  now += 9_000; // t = 59 s: three in the last minute
+  const refused = await limiter.limit("k", 3, 60);
+  assert.deepEqual(refused, { success: false, remaining: 0, reset: 1_060_000, retryAfterMs: 1000 });
+  now += 999;
+  assert.equal((await limiter.limit("k", 3, 60)).success, false, "1 ms early");
+  now += 1; // t = 60 s: the request of t = 0 has left the window
+  assert.deepEqual(await limiter.limit("k", 3, 60), {
+    success: true,
+    remaining: 0,
+    reset: 1_060_000,
+    retryAfterMs: 0,
+  });
+  // Now full again until the request of t = 10 s leaves, at t = 70 s.
+  assert.equal((await limiter.limit("k", 3, 60)).retryAfterMs, 10_000);
+  // A fixed window from the first request would have admitted 3 more at t = 60 s.
+});

@@ -6,7 +6,16 @@ import assert from "node:assert/strict";
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import { LimiterUnavailableError } from "../../shared/ratelimit/limiter_unavailable_error.ts";
-import { createUpstashLimiter } from "../../shared/ratelimit/upstash_limiter.ts";
+import {
+  createUpstashLimiter,
+  DEFAULT_UPSTASH_TIMEOUT_MS,
+  upstashLimiter,
+} from "../../shared/ratelimit/upstash_limiter.ts";
+import { complianceAudit } from "../../shared/handlers/compliance_audit.ts";
+import { agentSubscribe } from "../../shared/handlers/agent_subscribe.ts";
+import { runWebsiteAudit } from "../../shared/handlers/run_website_audit.ts";
+import type { RateLimiter } from "../../shared/ratelimit/rate_limiter.ts";
+import { fakeAccount, fakeDeps, from, jsonRequest } from "../support/fake_deps.ts";
 import { resolveTestRedis, startUpstashBridge } from "../support/upstash_bridge.ts";
 
 const redisTarget = await resolveTestRedis();
@@ -141,6 +150,146 @@ Deno.test("@upstash/ratelimit with a timeout waves a request through when Redis 
     // End the request still hanging behind the answer before closing the server.
     controller.abort();
     await new Promise((resolve) => setTimeout(resolve, 50));
+  } finally {
+    silent.close();
+  }
+});
+
+/** Installs a fake `EdgeRuntime` global for `fn`, collecting what is handed to waitUntil. */
+async function withEdgeRuntime(fn: (handed: Promise<unknown>[]) => Promise<void>): Promise<void> {
+  const handed: Promise<unknown>[] = [];
+  const global = globalThis as { EdgeRuntime?: unknown };
+  global.EdgeRuntime = { waitUntil: (promise: Promise<unknown>) => handed.push(promise) };
+  try {
+    await fn(handed);
+  } finally {
+    delete global.EdgeRuntime;
+  }
+}
+
+Deno.test({
+  name: "the Upstash adapter hands its pending work to EdgeRuntime.waitUntil where it exists",
+  ignore: "skip" in redisTarget,
+  async fn() {
+    const bridge = await startUpstashBridge(redisUrl());
+    const prefix = `test-waituntil-${crypto.randomUUID()}`;
+    try {
+      const limiter = createUpstashLimiter({ url: bridge.url, token: bridge.token, prefix });
+      await withEdgeRuntime(async (handed) => {
+        assert.equal((await limiter.limit("account-a", 1, 60)).success, true);
+        assert.equal((await limiter.limit("account-a", 1, 60)).success, false);
+        assert.equal(handed.length, 2, "each decision's pending work is handed over");
+        await Promise.all(handed);
+      });
+      // Without the global nothing is handed anywhere and the adapter still works.
+      assert.equal((await limiter.limit("account-b", 1, 60)).success, true);
+    } finally {
+      const redis = new Redis({ url: bridge.url, token: bridge.token, enableTelemetry: false });
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await bridge.close();
+    }
+  },
+});
+
+Deno.test("the Upstash adapter hands a call abandoned at its deadline to EdgeRuntime.waitUntil", async () => {
+  const silent = startSilentServer();
+  try {
+    const limiter = createUpstashLimiter({ url: silent.url, token: "t", timeoutMs: 200 });
+    await withEdgeRuntime(async (handed) => {
+      await assert.rejects(limiter.limit("account-a", 60, 60), LimiterUnavailableError);
+      assert.equal(handed.length, 1, "the abandoned call is handed over");
+      // It ends by itself (its request is aborted at the same deadline), never rejecting.
+      assert.equal(await handed[0], undefined);
+    });
+  } finally {
+    silent.close();
+  }
+});
+
+Deno.test("upstashLimiter() is one adapter per isolate for the same settings", () => {
+  const options = { url: "http://127.0.0.1:1", token: "t" };
+  const first = upstashLimiter(options);
+  assert.equal(upstashLimiter({ ...options }), first);
+  assert.equal(upstashLimiter({ ...options, timeoutMs: DEFAULT_UPSTASH_TIMEOUT_MS }), first);
+  assert.notEqual(upstashLimiter({ ...options, prefix: "other" }), first);
+});
+
+/**
+ * What each endpoint answers when its limiter cannot decide: its own 5xx in
+ * its own envelope, within the limiter's deadline plus a margin.
+ */
+async function refusedByEndpoints(limiter: RateLimiter, deadlineMs: number): Promise<void> {
+  const deps = fakeDeps();
+  deps.limiter = limiter as typeof deps.limiter;
+  const { apiKey } = await fakeAccount(deps.db);
+  const calls: Array<{
+    handler: (req: Request, info: ReturnType<typeof from>) => Promise<Response>;
+    body: unknown;
+    headers: Record<string, string>;
+    status: number;
+    envelope: unknown;
+  }> = [
+    {
+      handler: complianceAudit(deps),
+      body: { content: "Hello from our bot.", jurisdiction: "CA" },
+      headers: { "x-api-key": apiKey },
+      status: 503,
+      envelope: {
+        error: {
+          code: "service_unavailable",
+          message: "The service is unavailable; try again later",
+        },
+      },
+    },
+    {
+      handler: agentSubscribe(deps),
+      body: { action: "verify" },
+      headers: { "x-api-key": apiKey },
+      status: 500,
+      envelope: { error: "The account operation failed" },
+    },
+    {
+      handler: runWebsiteAudit(deps),
+      body: { target_url: "https://www.example.com/" },
+      headers: {},
+      status: 500,
+      envelope: { error: "Internal error" },
+    },
+  ];
+  for (const call of calls) {
+    const started = performance.now();
+    const response = await call.handler(
+      jsonRequest("x", call.body, call.headers),
+      from("192.0.2.9"),
+    );
+    const ms = performance.now() - started;
+    assert.equal(response.status, call.status);
+    assert.deepEqual(await response.json(), call.envelope);
+    assert.ok(ms < deadlineMs + 2000, `answered after ${ms} ms; the deadline is ${deadlineMs}`);
+  }
+  // Refused before anything was charged or scanned.
+  assert.equal(deps.db.names().includes("audit_record"), false);
+  assert.deepEqual(deps.db.websiteScans, []);
+}
+
+Deno.test("the endpoints fail closed, at once, when Redis's port refuses connections", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close();
+  await refusedByEndpoints(
+    createUpstashLimiter({ url: `http://127.0.0.1:${port}`, token: "t" }),
+    0,
+  );
+});
+
+Deno.test("the endpoints fail closed within the deadline when Redis never answers", async () => {
+  const silent = startSilentServer();
+  try {
+    await refusedByEndpoints(
+      createUpstashLimiter({ url: silent.url, token: "t", timeoutMs: 500 }),
+      500,
+    );
   } finally {
     silent.close();
   }

@@ -362,7 +362,8 @@ export function fakeLimiter(): FakeLimiter {
       return Promise.resolve({
         success,
         remaining: Math.max(0, limiter.remaining),
-        reset: Date.now() + 42_000,
+        reset: Date.now() + (success ? 0 : 42_000),
+        retryAfterMs: success ? 0 : 42_000,
       });
     },
   };
