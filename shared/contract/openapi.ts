@@ -121,7 +121,11 @@ const ACCOUNT_ERRORS: readonly ErrorRow[] = [
 const WEBSITE_ERRORS: readonly ErrorRow[] = [
   { status: 400, condition: "scan error for a bad request" },
   { status: 403, condition: "target disallowed by robots rules or security policy" },
-  { status: 415, condition: "target content type unsupported" },
+  {
+    status: 415,
+    condition: "target content type unsupported, or a compressed request body " +
+      "(Content-Encoding other than identity)",
+  },
   { status: 429, condition: "IP limit exceeded", retryAfter: true },
   { status: 500, condition: "internal error" },
   { status: 502, condition: "target could not be scanned" },
@@ -146,6 +150,17 @@ const WEBHOOK_ERRORS: readonly ErrorRow[] = [
     retryAfter: true,
   },
 ];
+
+/**
+ * Beyond section 7, for every operation: a compressed body (a Content-Encoding
+ * other than identity) is refused with 415 in the operation's own envelope
+ * (docs/api.md, "Body"). Listed in each operation's responses, not in
+ * CONTRACT_ERROR_STATUSES.
+ */
+const COMPRESSED_BODY: ErrorRow = {
+  status: 415,
+  condition: "a compressed body: Content-Encoding other than identity",
+};
 
 /** The error statuses of each operation, from the contract's section 7. */
 export const CONTRACT_ERROR_STATUSES: Readonly<Record<OperationName, readonly number[]>> = {
@@ -292,9 +307,13 @@ export function openApiDocument(): Record<string, unknown> {
               headers: REQUEST_ID,
               content: json(ref("AuditResponse")),
             },
-            ...errorResponses(AUDIT_ERRORS, "AuditErrorEnvelope", (row) => ({
-              error: { code: row.codes![0], message: row.condition },
-            })),
+            ...errorResponses(
+              [...AUDIT_ERRORS, { ...COMPRESSED_BODY, codes: ["invalid_request"] }],
+              "AuditErrorEnvelope",
+              (row) => ({
+                error: { code: row.codes![0], message: row.condition },
+              }),
+            ),
           },
         },
       },
@@ -340,9 +359,13 @@ export function openApiDocument(): Record<string, unknown> {
                 },
               },
             },
-            ...errorResponses(ACCOUNT_ERRORS, "AccountErrorEnvelope", (row) => ({
-              error: row.condition,
-            })),
+            ...errorResponses(
+              [...ACCOUNT_ERRORS, COMPRESSED_BODY],
+              "AccountErrorEnvelope",
+              (row) => ({
+                error: row.condition,
+              }),
+            ),
           },
         },
       },
@@ -392,10 +415,14 @@ export function openApiDocument(): Record<string, unknown> {
               headers: REQUEST_ID,
               content: json({ oneOf: [ref("TranscriptResponse"), ref("TranscriptFailure")] }),
             },
-            ...errorResponses(WEBHOOK_ERRORS, "WebhookErrorEnvelope", (row) => ({
-              success: false,
-              error: row.condition,
-            })),
+            ...errorResponses(
+              [...WEBHOOK_ERRORS, COMPRESSED_BODY],
+              "WebhookErrorEnvelope",
+              (row) => ({
+                success: false,
+                error: row.condition,
+              }),
+            ),
           },
         },
       },

@@ -61,12 +61,10 @@ Deno.test("openapi.json: each operation is POST /<name> with every status of con
     assert.equal(op.requestBody.required, true);
     assert.ok(op.requestBody.content["application/json"].schema.$ref, name);
     assert.deepEqual([...CONTRACT_ERROR_STATUSES[name]].sort(), expected[name], name);
-    assert.deepEqual(
-      Object.keys(op.responses).map(Number).sort(),
-      [200, ...expected[name]].sort(),
-      name,
-    );
-    for (const status of expected[name]) {
+    // Beyond section 7, every operation answers a compressed body with 415 in its envelope.
+    const answered = [...new Set([200, ...expected[name], 415])].sort();
+    assert.deepEqual(Object.keys(op.responses).map(Number).sort(), answered, name);
+    for (const status of answered.filter((s) => s !== 200)) {
       const content = op.responses[String(status)].content["application/json"];
       const refs = JSON.stringify(content.schema);
       assert.ok(refs.includes(`#/components/schemas/${envelopes[name]}`), `${name} ${status}`);
