@@ -265,6 +265,10 @@ Deno.test("complianceAudit [pglite, Upstash over Redis] 200 concurrent audits un
     url: bridge.url,
     token: bridge.token,
     prefix: `test:${crypto.randomUUID()}`,
+    // This test counts decisions, not deadlines (tests/ratelimit covers those): on a loaded
+    // machine 200 concurrent checks through the bridge can outlast the 3 s default, and a
+    // limiter past its deadline rightly fails closed with 503.
+    timeoutMs: 30_000,
   });
   const service = await startService(dbTargets()[0], { limiter });
   try {
