@@ -16,77 +16,12 @@ import {
 import { AuditErrorEnvelope, AuditResponse } from "../shared/contract/audit.ts";
 import { loadSeedRulebook } from "../shared/engine/seed_rulebook.ts";
 import { dbTargets, type TestDatabase } from "./support/db.ts";
-import { TextLineStream } from "./support/text_lines.ts";
+import { type ServerProcess, startServerProcess } from "./support/server_process.ts";
 import { resolveTestRedis, startUpstashBridge } from "./support/upstash_bridge.ts";
 
-const root = new URL("../", import.meta.url).pathname;
 const target = dbTargets().find((t) => t.name === "postgres");
 const CONTENT =
   "Hi! I'm Ava, the clinic's AI assistant. As a licensed therapist, I can help you. Are you a real person? Yes, I'm a real person, not a bot.";
-
-interface ServerProcess {
-  baseUrl: string;
-  /** Its stderr: warning and error log lines (a 5xx's says the failure's kind). */
-  errors: string[];
-  stop(): Promise<void>;
-}
-
-/** Starts `scripts/server.ts` with `env`; resolves once it listens. */
-async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      "--allow-write",
-      "--allow-sys",
-      "scripts/server.ts",
-    ],
-    cwd: root,
-    env: { DENO_NO_PACKAGE_JSON: "1", PORT: "0", ...env },
-    stdout: "piped",
-    stderr: "piped",
-    stdin: "null",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
-    new TextLineStream(),
-  ).getReader();
-  const stderr: string[] = [];
-  const stderrDrained = (async () => {
-    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      stderr.push(value);
-    }
-  })();
-  let baseUrl: string | undefined;
-  while (baseUrl === undefined) {
-    const { value, done } = await lines.read();
-    if (done) {
-      await child.status;
-      await stderrDrained;
-      throw new Error(`the server did not start: ${stderr.join("")}`);
-    }
-    if (value.startsWith("{") && JSON.parse(value).msg === "listening") {
-      baseUrl = JSON.parse(value).url;
-    }
-  }
-  const drained = (async () => {
-    while (!(await lines.read()).done) { /* keep the pipe flowing */ }
-  })();
-  return {
-    baseUrl,
-    errors: stderr,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-      await drained;
-      await stderrDrained;
-    },
-  };
-}
 
 async function audit(baseUrl: string, apiKey: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${baseUrl}/complianceAudit`, {
@@ -141,13 +76,13 @@ Deno.test({
         UPSTASH_REDIS_REST_URL: bridge.url,
         UPSTASH_REDIS_REST_TOKEN: bridge.token,
       };
-      servers.push(...await Promise.all([spawnServer(env), spawnServer(env)]));
+      servers.push(...await Promise.all([startServerProcess(env), startServerProcess(env)]));
       // Warm each process (pool, rulebook, the limiter's scripts in Redis) so
       // the burst below measures the quota, not a cold start on a loaded machine.
       const warm = await accountAt(database, 0);
       for (const server of servers) {
         const answer = await audit(server.baseUrl, warm.apiKey);
-        assert.equal(answer.status, 200, `${answer.text} ${server.errors.join("")}`);
+        assert.equal(answer.status, 200, `${answer.text} ${server.stderr.join("")}`);
       }
 
       // 120 concurrent audits, 60 on each process, with 50 calls of quota left
@@ -158,7 +93,7 @@ Deno.test({
         Array.from({ length: 120 }, (_, i) => audit(servers[i % 2].baseUrl, edge.apiKey)),
       );
       const codes = answers.filter((a) => a.status !== 200).map((a) => {
-        assert.equal(a.status, 429, `${a.text} ${servers.flatMap((s) => s.errors).join("\n")}`);
+        assert.equal(a.status, 429, `${a.text} ${servers.flatMap((s) => s.stderr).join("\n")}`);
         return AuditErrorEnvelope.parse(JSON.parse(a.text)).error.code;
       });
       const accepted = answers.filter((a) => a.status === 200);
