@@ -18,6 +18,7 @@ import { createAccount, createIntegration, issueApiKey } from "../shared/admin/p
 import { createPostgresDb } from "../shared/db/postgres_db.ts";
 import { type FakeModel, startFakeModel } from "./support/fake_model.ts";
 import { startFixtureSite } from "./support/fixture_site.ts";
+import { serverCommand } from "./support/server_process.ts";
 import { TextLineStream } from "./support/text_lines.ts";
 import {
   resolveTestRedis,
@@ -26,7 +27,6 @@ import {
 } from "./support/upstash_bridge.ts";
 import { COMPLIANCE_PAGES, htmlPage, WIDGET_SCRIPTS } from "./support/website_pages.ts";
 
-const root = new URL("../", import.meta.url).pathname;
 const tag = crypto.randomUUID().replaceAll("-", "").slice(0, 12);
 /** This run's client address, as the trusted proxy reports it. */
 const clientIp = `2001:db8:${tag.slice(0, 4)}:${tag.slice(4, 8)}::7`;
@@ -93,22 +93,7 @@ interface Server {
 }
 
 async function spawnServer(env: Record<string, string>): Promise<Server> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      "--allow-write",
-      "--allow-sys",
-      "scripts/server.ts",
-    ],
-    cwd: root,
-    env: { DENO_NO_PACKAGE_JSON: "1", PORT: "0", PGLITE_SOCKET_PORT: "0", ...env },
-    stdout: "piped",
-    stderr: "piped",
-    stdin: "null",
-  }).spawn();
+  const child = serverCommand({ PORT: "0", PGLITE_SOCKET_PORT: "0", ...env }).spawn();
   const lines: string[] = [];
   const listening = Promise.withResolvers<Record<string, string>>();
   const drain = async (stream: ReadableStream<Uint8Array>) => {

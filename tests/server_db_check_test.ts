@@ -6,27 +6,13 @@
 import assert from "node:assert/strict";
 import postgres from "postgres";
 import { assertLoopbackUrl } from "./support/db.ts";
+import { serverCommand } from "./support/server_process.ts";
 import { startTcpProxy } from "./support/tcp_proxy.ts";
 
-const root = new URL("../", import.meta.url).pathname;
 const PASSWORD = "pw-never-printed-5521";
 
 async function startServer(env: Record<string, string>) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      "--allow-write",
-      "--allow-sys",
-      "scripts/server.ts",
-    ],
-    cwd: root,
-    env: { DENO_NO_PACKAGE_JSON: "1", PORT: "0", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const output = await serverCommand({ PORT: "0", ...env }).output();
   const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
   return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr).trim() };
 }

@@ -7,18 +7,10 @@ import assert from "node:assert/strict";
 import postgres from "postgres";
 import { FunctionsClient, FunctionsHttpError } from "@supabase/functions-js";
 import { claimDataDir } from "../shared/db/data_dir_owner.ts";
+import { SERVER_ARGS } from "./support/server_process.ts";
 import { TextLineStream } from "./support/text_lines.ts";
 
 const root = new URL("../", import.meta.url).pathname;
-const SERVER_ARGS = [
-  "run",
-  "--allow-net",
-  "--allow-env",
-  "--allow-read",
-  "--allow-write",
-  "--allow-sys",
-  "scripts/server.ts",
-];
 
 const CREATE_PRO_ACCOUNT = ["account", "create", "--plan", "pro", "--status", "active"];
 

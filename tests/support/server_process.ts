@@ -7,6 +7,32 @@ import { TextLineStream } from "./text_lines.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
+/** `deno run` of scripts/server.ts as the README's start task runs it. */
+export const SERVER_ARGS = [
+  "run",
+  "--allow-net",
+  "--allow-env",
+  "--allow-read",
+  "--allow-write",
+  "--allow-sys",
+  "scripts/server.ts",
+];
+
+/**
+ * The local server as a command from the repository's root, with `env` added
+ * (DENO_NO_PACKAGE_JSON set), stdout and stderr piped and no stdin.
+ */
+export function serverCommand(env: Record<string, string>): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: SERVER_ARGS,
+    cwd: root,
+    env: { DENO_NO_PACKAGE_JSON: "1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  });
+}
+
 /** A running server process. */
 export interface ServerProcess {
   pid: number;
@@ -26,28 +52,12 @@ export interface ServerProcess {
 /** Starts scripts/server.ts with `env` on a fresh DATA_DIR and waits for its `listening` line. */
 export async function startServerProcess(env: Record<string, string> = {}): Promise<ServerProcess> {
   const dir = await Deno.makeTempDir({ prefix: "cas-server-process-" });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      "--allow-write",
-      "--allow-sys",
-      "scripts/server.ts",
-    ],
-    cwd: root,
-    env: {
-      DENO_NO_PACKAGE_JSON: "1",
-      HOST: "127.0.0.1",
-      PORT: "0",
-      PGLITE_SOCKET_PORT: "0",
-      DATA_DIR: `${dir}/pglite`,
-      ...env,
-    },
-    stdout: "piped",
-    stderr: "piped",
-    stdin: "null",
+  const child = serverCommand({
+    HOST: "127.0.0.1",
+    PORT: "0",
+    PGLITE_SOCKET_PORT: "0",
+    DATA_DIR: `${dir}/pglite`,
+    ...env,
   }).spawn();
   const stdout: string[] = [];
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
