@@ -290,17 +290,20 @@ export class Evaluation {
         return this.#near(node.a, node.b, node.scope, node.words, node.clause, node.sentence);
       case "all": {
         const mark = this.evidence?.length ?? 0;
-        for (const item of node.items) {
-          if (!this.test(item)) {
+        const items = node.items;
+        for (let k = 0; k < items.length; k += 1) {
+          if (!this.test(items[k])) {
             if (this.evidence !== null) this.evidence.length = mark;
             return false;
           }
         }
         return true;
       }
-      case "any":
-        for (const item of node.items) if (this.test(item)) return true;
+      case "any": {
+        const items = node.items;
+        for (let k = 0; k < items.length; k += 1) if (this.test(items[k])) return true;
         return false;
+      }
       case "not": {
         const kept = this.evidence;
         this.evidence = null;
