@@ -1,4 +1,9 @@
-import { apiKeyAccount, type KeyAccount } from "../db/accounts.ts";
+import {
+  apiKeyAccount,
+  type AuditKeyAccount,
+  auditKeyAccount,
+  type KeyAccount,
+} from "../db/accounts.ts";
 import type { Db } from "../db/db.ts";
 import { isWellFormedApiKey, sha256Hex } from "./api_key.ts";
 
@@ -16,6 +21,18 @@ export async function accountForApiKey(
 ): Promise<Account | null> {
   if (typeof key !== "string" || !isWellFormedApiKey(key)) return null;
   return await apiKeyAccount(db, await sha256Hex(key));
+}
+
+/**
+ * accountForApiKey for complianceAudit: the same account with the active
+ * rulebook's version, in the same one round trip.
+ */
+export async function auditAccountForApiKey(
+  db: Db,
+  key: string | null | undefined,
+): Promise<AuditKeyAccount | null> {
+  if (typeof key !== "string" || !isWellFormedApiKey(key)) return null;
+  return await auditKeyAccount(db, await sha256Hex(key));
 }
 
 /**

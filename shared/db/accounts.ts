@@ -121,3 +121,20 @@ export const apiKeyAccount = rpcFunction(
   (keyDigest: string) => ({ p_key_digest: keyDigest }),
   KeyAccount.nullable(),
 );
+
+/** The account of a key with the active rulebook's version (null when none is active). */
+export const AuditKeyAccount = KeyAccount.extend({
+  active_rulebook_version: z.number().int().min(1).nullable(),
+});
+export type AuditKeyAccount = z.infer<typeof AuditKeyAccount>;
+
+/**
+ * complianceAudit's one lookup (migration 20261124000601): the account of an
+ * unrevoked key, by its SHA-256 digest, with the active rulebook's version;
+ * null when the key is unknown or revoked.
+ */
+export const auditKeyAccount = rpcFunction(
+  "audit_key_account",
+  (keyDigest: string) => ({ p_key_digest: keyDigest }),
+  AuditKeyAccount.nullable(),
+);

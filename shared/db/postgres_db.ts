@@ -20,12 +20,22 @@ export interface PostgresDbOptions {
   /** Seconds before an idle connection is closed; default 30. */
   idleTimeoutSeconds?: number;
   /**
-   * Use prepared statements; default true. Set false behind a transaction
-   * pooler (Supabase's port 6543), which cannot keep them.
+   * Use prepared statements; default true, except for a URL on port 6543
+   * (Supabase's transaction pooler, which cannot keep them). Set false behind
+   * any other transaction pooler.
    */
   prepare?: boolean;
   /** While the database is unreachable, how often it is probed; default 500 ms. */
   retryIntervalMs?: number;
+}
+
+/** Whether a URL names port 6543, Supabase's transaction pooler (no prepared statements). */
+function isTransactionPoolerUrl(url: string): boolean {
+  try {
+    return new URL(url).port === "6543";
+  } catch {
+    return false;
+  }
 }
 
 /** The SQLSTATE of every answer given while the database is unreachable. */
@@ -97,12 +107,13 @@ export function createPostgresDb(url: string, options: PostgresDbOptions = {}): 
   const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_DB_STATEMENT_TIMEOUT_MS;
   const deadlineMs = callDeadlineMs({ connectTimeoutMs, statementTimeoutMs });
   const retryIntervalMs = options.retryIntervalMs ?? 500;
+  const prepare = options.prepare ?? !isTransactionPoolerUrl(url);
   const newPool = () =>
     postgres(url, {
       max: options.max ?? 10,
       connect_timeout: connectTimeoutMs / 1000,
       idle_timeout: options.idleTimeoutSeconds ?? 30,
-      prepare: options.prepare ?? true,
+      prepare,
       connection: { statement_timeout: statementTimeoutMs },
       onnotice: () => {},
     });
@@ -213,7 +224,12 @@ export function createPostgresDb(url: string, options: PostgresDbOptions = {}): 
       try {
         const rows = await run<{ result: T }[]>(
           on,
-          on.sql.unsafe(statement.text, statement.values as never[]),
+          // sql.unsafe defaults to prepare: false, which makes every call
+          // describe its statement first (an extra round trip). Prepared, a
+          // statement text is described once per connection and each later
+          // call is one round trip; postgres.js re-prepares a statement the
+          // server invalidated (e.g. a function replaced by a migration).
+          on.sql.unsafe(statement.text, statement.values as never[], { prepare }),
         );
         return rows[0]?.result as T;
       } catch (error) {

@@ -25,13 +25,25 @@ export class NoActiveRulebookError extends Error {
  */
 export async function activeRulebook(db: Db): Promise<ActiveRulebook> {
   const active = await rulebookActive(db);
-  if (active === null) throw new NoActiveRulebookError();
-  const compiled = await getCompiledRulebook(active.version, async (version) => {
+  return await rulebookOfVersion(db, active?.version ?? null);
+}
+
+/**
+ * The rulebook of an active version the caller already knows (complianceAudit
+ * reads it with the account): no round trip when the version is cached, one
+ * (rulebook_get) when it is not. A null version throws NoActiveRulebookError.
+ */
+export async function rulebookOfVersion(
+  db: Db,
+  version: number | null,
+): Promise<ActiveRulebook> {
+  if (version === null) throw new NoActiveRulebookError();
+  const compiled = await getCompiledRulebook(version, async (version) => {
     const rulebook = await rulebookGet(db, version);
     if (rulebook === null) throw new NoActiveRulebookError();
     // The import document again: everything but the version's status and publication date.
     const { status: _status, published_at: _published, ...document } = rulebook;
     return document;
   });
-  return { version: active.version, compiled };
+  return { version, compiled };
 }

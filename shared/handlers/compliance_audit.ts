@@ -1,4 +1,4 @@
-import { accountForApiKey, isAccountInGoodStanding } from "../auth/account.ts";
+import { auditAccountForApiKey, isAccountInGoodStanding } from "../auth/account.ts";
 import { sha256Hex } from "../auth/api_key.ts";
 import {
   assetUrlForStorage,
@@ -11,7 +11,7 @@ import {
 } from "../contract/audit.ts";
 import { auditRecord } from "../db/audits.ts";
 import { DbError } from "../db/db.ts";
-import { activeRulebook } from "../engine/active_rulebook.ts";
+import { rulebookOfVersion } from "../engine/active_rulebook.ts";
 import { loadHtmlReader, looksLikeHtml } from "../engine/document/html_reader.ts";
 import { evaluate } from "../engine/evaluator.ts";
 import { endpoint, type EndpointSpec, type Handler } from "../http/endpoint.ts";
@@ -53,7 +53,8 @@ export function complianceAudit(deps: ServiceDeps): Handler {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const now = deps.now ?? (() => new Date());
   return endpoint(COMPLIANCE_AUDIT_ENDPOINT, deps, async (req, ctx) => {
-    const account = await accountForApiKey(deps.db, req.headers.get("x-api-key"));
+    // One round trip: the account and the active rulebook's version.
+    const account = await auditAccountForApiKey(deps.db, req.headers.get("x-api-key"));
     if (account === null) {
       throw new HttpError(401, "invalid_api_key", "The X-API-Key header is missing or invalid");
     }
@@ -76,7 +77,9 @@ export function complianceAudit(deps: ServiceDeps): Handler {
 
     await enforceLimit(deps.limiter, `audit:${account.account_id}`, limits.auditPerMinute, 60);
 
-    const rulebook = await activeRulebook(deps.db);
+    // The version read with the account; its body comes from the per-isolate
+    // cache, or from rulebook_get once per version.
+    const rulebook = await rulebookOfVersion(deps.db, account.active_rulebook_version);
     // linkedom is imported the first time an audit's content is HTML.
     if (looksLikeHtml(input.content)) await loadHtmlReader();
     const result = evaluate(rulebook.compiled, {

@@ -169,3 +169,36 @@ Deno.test("migrate() on a migrated PGlite applies nothing; a changed file is ref
     await pg.close();
   }
 });
+
+for (const target of dbTargets({ poolSize: 1 })) {
+  Deno.test(`db.rpc() answers from a function a migration replaced or re-created [${target.name}]`, async () => {
+    // The postgres adapter prepares its statements; on its one connection the
+    // statement below is prepared by the first calls and must follow the
+    // function when it is replaced, then dropped and created again.
+    const t = await target.open();
+    try {
+      const digest = "f".repeat(64);
+      for (let n = 0; n < 6; n++) {
+        assert.equal(await t.db.rpc("audit_key_account", { p_key_digest: digest }), null);
+      }
+      await t.query(`create or replace function public.audit_key_account(p_key_digest text)
+        returns jsonb language sql security definer set search_path = ''
+        as $$ select pg_catalog.jsonb_build_object('replaced', p_key_digest) $$`);
+      assert.deepEqual(await t.db.rpc("audit_key_account", { p_key_digest: digest }), {
+        replaced: digest,
+      });
+      await t.query("drop function public.audit_key_account(text)");
+      await assert.rejects(t.db.rpc("audit_key_account", { p_key_digest: digest }), {
+        name: "DbError",
+      });
+      await t.query(`create function public.audit_key_account(p_key_digest text)
+        returns jsonb language sql security definer set search_path = ''
+        as $$ select pg_catalog.jsonb_build_object('created', pg_catalog.length(p_key_digest)) $$`);
+      assert.deepEqual(await t.db.rpc("audit_key_account", { p_key_digest: digest }), {
+        created: 64,
+      });
+    } finally {
+      await t.close();
+    }
+  });
+}

@@ -17,6 +17,7 @@ const RPCS = [
   "api_key_create",
   "api_key_list",
   "api_key_revoke",
+  "audit_key_account",
   "audit_record",
   "rulebook_activate",
   "rulebook_active",

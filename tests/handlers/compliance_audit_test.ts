@@ -44,7 +44,7 @@ Deno.test("complianceAudit() answers 401 invalid_api_key for a missing, malforme
     assert.equal(result.code, "invalid_api_key");
   }
   // Malformed keys never reach the database; the well-formed unknown one is looked up once.
-  assert.deepEqual(deps.db.names(), ["api_key_account"]);
+  assert.deepEqual(deps.db.names(), ["audit_key_account"]);
   assert.deepEqual(deps.db.activity, []);
   assert.deepEqual(deps.limiter.calls, []);
 });
@@ -140,8 +140,8 @@ Deno.test("complianceAudit() answers 429 rate_limited with Retry-After past the 
   assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60);
   assert.deepEqual(deps.limiter.calls, [{ key: `audit:${accountId}`, max: 60, windowSeconds: 60 }]);
   assert.deepEqual(statuses(deps), [429]);
-  assert.equal(deps.db.names().includes("rulebook_active"), false);
-  assert.equal(deps.db.names().includes("audit_record"), false);
+  // The refusal is recorded by activity_record; no rulebook is read, nothing is charged.
+  assert.deepEqual(deps.db.names(), ["audit_key_account", "activity_record"]);
 });
 
 Deno.test("complianceAudit() answers 503 service_unavailable without an active rulebook, and never falls back", async () => {
@@ -236,7 +236,7 @@ Deno.test("complianceAudit() accepts an asset_url with credentials, a query or a
 });
 
 Deno.test("complianceAudit() fails closed with 503 when the database or the limiter fails, without internals", async () => {
-  for (const failing of ["api_key_account", "rulebook_active", "audit_record", "limiter"]) {
+  for (const failing of ["audit_key_account", "rulebook_get", "audit_record", "limiter"]) {
     const deps = fakeDeps();
     const { apiKey } = await fakeAccount(deps.db);
     if (failing === "limiter") deps.limiter.failing = true;

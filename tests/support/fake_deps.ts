@@ -125,11 +125,14 @@ export function fakeDb(): FakeDb {
 
   function answer(name: string, args: Record<string, unknown>): unknown {
     switch (name) {
-      case "api_key_account": {
+      case "api_key_account":
+      case "audit_key_account": {
         const id = keys.get(String(args.p_key_digest));
         if (id === undefined) return null;
         const a = account(id);
         return {
+          // audit_key_account adds the active rulebook's version.
+          ...(name === "audit_key_account" ? { active_rulebook_version: db.activeVersion } : {}),
           account_id: a.account_id,
           plan: a.plan,
           status: a.status,
