@@ -17,34 +17,11 @@ import { parseAllowedTargets } from "../shared/scanner/allowed_targets.ts";
 import { createSafeFetcher } from "../shared/scanner/safe_fetcher.ts";
 import { reportSite } from "../shared/scanner/site_report.ts";
 import { scanSite } from "../shared/scanner/site_scan.ts";
+import { buildPage } from "./support/content.ts";
 
 const PAGE_BYTES = 1024 * 1024;
 const RUNS = 15;
 const WARMUP = 3;
-
-/** A realistic 1 MB shop page: navigation, product sections, a form, a chat widget. */
-function buildPage(): string {
-  const head =
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Maple &amp; Oak Furniture</title>
-<meta name="description" content="Handmade furniture from Vermont."></head><body>
-<header><nav><a href="/">Home</a> <a href="/shop">Shop</a> <a href="/about">About</a></nav></header><main>`;
-  const tail =
-    `<form action="/newsletter"><label>Email <input name="email" type="email"></label><button>Join</button></form>
-</main><footer><p>Questions? Our assistant Robin answers around the clock.</p></footer>
-<script async src="https://widget.intercom.io/widget/k2x9vq"></script></body></html>`;
-  const sections: string[] = [];
-  let size = head.length + tail.length;
-  for (let i = 0; size < PAGE_BYTES; i += 1) {
-    const section = `<section class="product"><h2>Oak chair no. ${i}</h2>
-<p>Solid white oak, hand-finished with natural oil. Seat height 18 inches; ships flat in 3 to 5 days. Every chair is inspected by the maker who built it, and the frame carries a lifetime warranty.</p>
-<p class="price">$${
-      240 + (i % 50)
-    }</p><a href="/shop/chair-${i}">Details</a> <img src="/img/chair-${i}.jpg" alt="Oak chair ${i}"></section>\n`;
-    sections.push(section);
-    size += section.length;
-  }
-  return (head + sections.join("") + tail).slice(0, PAGE_BYTES - tail.length) + tail;
-}
 
 function median(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -68,7 +45,7 @@ class MemoryPeak {
   }
 }
 
-const page = buildPage();
+const page = buildPage(PAGE_BYTES);
 const pageBytes = new TextEncoder().encode(page);
 const listening = Promise.withResolvers<void>();
 const server = Deno.serve({
