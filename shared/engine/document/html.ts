@@ -208,6 +208,8 @@ interface Frame {
   background: number | undefined;
   block: boolean;
   turn: boolean;
+  /** What a `<summary>` child starts from: a closed `<details>` hides everything else. */
+  summarySeen: Seen;
   child: DomNode | null;
 }
 
@@ -351,6 +353,7 @@ export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReadi
     background: number | undefined,
     block: boolean,
     turn: boolean,
+    summarySeen: Seen,
   ) => {
     depth += 1;
     const frame = frames[depth];
@@ -363,6 +366,7 @@ export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReadi
         background,
         block,
         turn,
+        summarySeen,
         child: node.firstChild,
       };
     } else {
@@ -373,6 +377,7 @@ export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReadi
       frame.background = background;
       frame.block = block;
       frame.turn = turn;
+      frame.summarySeen = summarySeen;
       frame.child = node.firstChild;
     }
   };
@@ -472,8 +477,11 @@ export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReadi
       continue;
     }
 
-    // Visibility, inherited: hidden wins over tiny.
-    let seen = parentSeen;
+    // Visibility, inherited: hidden wins over tiny. A closed <details> shows only its
+    // <summary> until it is clicked open.
+    let seen = name === "SUMMARY" && depth >= 0 && frames[depth].name === "DETAILS"
+      ? frames[depth].summarySeen
+      : parentSeen;
     let color = parentColor;
     let background = parentBackground;
     if (attrs.has("hidden") || (name === "INPUT" && attrs.get("type") === "hidden")) {
@@ -537,7 +545,17 @@ export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReadi
     }
 
     // Children next, in document order; the element ends after them.
-    open(node, name, seen, color, background, block, role !== null);
+    const collapsed = name === "DETAILS" && !attrs.has("open") && seen < Seen.Hidden;
+    open(
+      node,
+      name,
+      collapsed ? Seen.Hidden : seen,
+      color,
+      background,
+      block,
+      role !== null,
+      seen,
+    );
   }
   flushRun();
   return { document: builder.build(), page };
