@@ -561,6 +561,10 @@ export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReadi
   return { document: builder.build(), page };
 }
 
+/** data-* names that configure a chat widget's opening message (`data-greeting`, `data-welcome-message`). */
+const GREETING_ATTRIBUTE =
+  /^data-(?:[a-z]+-)?(?:greeting|welcome|intro|first-message|opening-message)/i;
+
 /** data-* names that may hold a credential (`data-app-key`, `data-token`): never read. */
 const SECRET_LIKE_ATTRIBUTE = /key|token|secret|auth|pass|sig|session|credential|nonce/i;
 
@@ -587,7 +591,10 @@ function dataAttributePieces(
       name.startsWith("data-") && value.length <= 500 && !SECRET_LIKE_ATTRIBUTE.test(name)
     ) {
       taken += 1;
-      if (/[A-Za-z]{2}/.test(value)) piece(value, "hidden", name);
+      // A chat widget's configured greeting is the first message its visitor sees.
+      if (/[A-Za-z]{2}/.test(value)) {
+        piece(value, GREETING_ATTRIBUTE.test(name) ? "text" : "hidden", name);
+      }
     }
   }
 }
