@@ -10,14 +10,15 @@ import { CORPUS_AS_OF, measure, rates } from "../corpus/measure.ts";
 import { compileRulebook, loadSeedRulebook } from "../shared/engine/mod.ts";
 
 /**
- * The floor on the whole corpus: the level measured when it was last raised,
- * so that no rule change may lower it. Issue 6 asks for 0.90 on both (target
- * 0.95); recall is not there yet (0.874 recall, 0.956 specificity on the
- * whole corpus of 1,239 cases when last set, after round 3 added 164 harder
- * cases; `deno task corpus` prints where it falls short), and the floor
- * rises with every improvement until it is.
+ * The floor on the whole corpus: the level measured when it was last set, so
+ * that no rule change may lower it. Issue 6 asks for 0.90 on both (target
+ * 0.95); recall is not there yet. The floor was 0.87 / 0.95 on the 1,239
+ * cases of rounds 1 to 3; rounds 4 to 6 added 989 harder cases written blind,
+ * and on all 2,228 the rulebook measures 0.837 recall and 0.949 specificity
+ * (on the old 1,239 alone, 0.887 and 0.956: above their old floor). The floor
+ * rises with every improvement until it reaches 0.90.
  */
-const FLOOR = { recall: 0.87, specificity: 0.95 };
+const FLOOR = { recall: 0.835, specificity: 0.945 };
 
 const cases = await loadCorpus();
 const seed = await loadSeedRulebook();

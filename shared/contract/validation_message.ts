@@ -1,6 +1,9 @@
 import type { z } from "zod";
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;
+/** A name shaped like a token: a credential prefix, or three or more digits in it. */
+const SECRET_LIKE =
+  /^(?:sk|pk|rk|cas|sb|whsec|xox[a-z]?|ghp|gho|glpat)[_-]|\d[^\d]*\d[^\d]*\d/i;
 
 /**
  * One readable sentence from a zod error: the first issue with its path, e.g.
@@ -15,8 +18,9 @@ export function validationMessage(error: z.ZodError): string {
   const path = issue.path.map(String).join(".");
   if (issue.code === "unrecognized_keys") {
     // Field names are echoed only when they look like field names: a key or
-    // secret pasted as a name never comes back in a response.
-    const names = issue.keys.filter((key) => FIELD_NAME.test(key));
+    // secret pasted as a name (a token prefix such as `sk_`, or digits mixed
+    // in) never comes back in a response.
+    const names = issue.keys.filter((key) => FIELD_NAME.test(key) && !SECRET_LIKE.test(key));
     const plural = issue.keys.length > 1 ? "s" : "";
     const where = path === "" ? "" : ` in ${path}`;
     return names.length === issue.keys.length

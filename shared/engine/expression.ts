@@ -683,6 +683,8 @@ export function isNegated(doc: Document, start: number): boolean {
       continued = true;
     }
     if (NEGATORS.has(doc.words[k])) {
+      // "I'm not not a person": a double negative affirms.
+      if (doc.words[k] === "not" && doc.words[k - 1] === "not") return false;
       const short = SHORT_REACH.get(doc.words[k]);
       if (short !== undefined && start - k > short) return false;
       // Across a list comma, only a negated list counts: "not a human, a therapist".

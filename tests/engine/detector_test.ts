@@ -151,6 +151,7 @@ Deno.test("polarity: 'not a bot' is a denial, and negation stops at a clause", (
   assert.equal(status(denies, "No, I am a bot."), "passed", "the comma ends the negation");
   assert.equal(status(denies, "No. I am a bot."), "passed", "'No.' ends a sentence");
   assert.equal(status(denies, "I am a bot."), "passed");
+  assert.equal(status(denies, "I'm not not a bot lol"), "passed", "a double negative affirms");
   const lists = book([
     rule("r", { violation: { has: { concept: "human", polarity: "affirmed" } } }),
   ]);

@@ -180,6 +180,34 @@ Deno.test("readHtml() tells visible text from attributes, meta tags, hidden and 
   assert.deepEqual(page.headings, [{ level: 1, text: "Visible words" }]);
 });
 
+Deno.test("readHtml() shows a closed <details> only by its summary; an open one is visible", () => {
+  const { document: doc } = readHtml(
+    `<p>Ad copy</p><details><summary>Disclosures</summary><p>Folded words</p>Loose words</details>` +
+      `<details open><summary>More</summary><p>Unfolded words</p></details>`,
+  );
+  const whereOf = (word: string) => {
+    const i = doc.words.indexOf(word);
+    return i < 0 ? "absent" : doc.pieces[doc.piece[i]].where;
+  };
+  assert.equal(whereOf("disclosures"), "text", "the summary is what a reader sees");
+  assert.equal(whereOf("folded"), "hidden", "behind a click");
+  assert.equal(whereOf("loose"), "hidden", "text directly inside the closed details");
+  assert.equal(whereOf("unfolded"), "text");
+  assert.equal(whereOf("more"), "text");
+});
+
+Deno.test("readHtml() reads a chat widget's configured greeting as shown text, other data-* as hidden", () => {
+  const { document: doc } = readHtml(
+    `<div id="chat" data-greeting="Hi, I am the shop's AI assistant" data-agent-name="Brooke"></div>`,
+  );
+  const whereOf = (word: string) => {
+    const i = doc.words.indexOf(word);
+    return i < 0 ? "absent" : doc.pieces[doc.piece[i]].where;
+  };
+  assert.equal(whereOf("assistant"), "text", "the first message a visitor sees");
+  assert.equal(whereOf("brooke"), "hidden");
+});
+
 Deno.test("readHtml() names an inline widget loader's vendor by host, never reading its code", () => {
   const { document: doc } = readHtml(`<p>Shop</p><script>
     (function(){var s=document.createElement("script");s.src="https://js.driftt.com/include/x.js";

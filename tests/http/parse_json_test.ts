@@ -47,6 +47,12 @@ Deno.test("parseJson() refuses with 400 invalid_request, naming the field and ne
   }
   const pasted = await refusal(() => parseInput(Schema, { name: "a", "cas_live_x y": 1 }));
   assert.equal(pasted.message.includes("cas_live"), false);
+  for (const secret of ["sk_live_51Hx9aQ2", "ghp_a1b2c3d4e5", "Xk29fQ7Lm3Zp8Rt"]) {
+    const shaped = await refusal(() => parseInput(Schema, { name: "a", [secret]: 1 }));
+    assert.equal(shaped.message, "Unknown field", `a token-shaped name (${secret}) is not echoed`);
+  }
+  const typo = await refusal(() => parseInput(Schema, { name: "a", jurisdiction_2: 1 }));
+  assert.equal(typo.message, "Unknown field: jurisdiction_2", "an ordinary name still is");
 });
 
 Deno.test("enforceLimit() passes within the limit and throws 429 rate_limited with Retry-After past it", async () => {

@@ -208,6 +208,8 @@ interface Frame {
   background: number | undefined;
   block: boolean;
   turn: boolean;
+  /** What a `<summary>` child starts from: a closed `<details>` hides everything else. */
+  summarySeen: Seen;
   child: DomNode | null;
 }
 
@@ -351,6 +353,7 @@ export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReadi
     background: number | undefined,
     block: boolean,
     turn: boolean,
+    summarySeen: Seen,
   ) => {
     depth += 1;
     const frame = frames[depth];
@@ -363,6 +366,7 @@ export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReadi
         background,
         block,
         turn,
+        summarySeen,
         child: node.firstChild,
       };
     } else {
@@ -373,6 +377,7 @@ export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReadi
       frame.background = background;
       frame.block = block;
       frame.turn = turn;
+      frame.summarySeen = summarySeen;
       frame.child = node.firstChild;
     }
   };
@@ -472,8 +477,11 @@ export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReadi
       continue;
     }
 
-    // Visibility, inherited: hidden wins over tiny.
-    let seen = parentSeen;
+    // Visibility, inherited: hidden wins over tiny. A closed <details> shows only its
+    // <summary> until it is clicked open.
+    let seen = name === "SUMMARY" && depth >= 0 && frames[depth].name === "DETAILS"
+      ? frames[depth].summarySeen
+      : parentSeen;
     let color = parentColor;
     let background = parentBackground;
     if (attrs.has("hidden") || (name === "INPUT" && attrs.get("type") === "hidden")) {
@@ -537,11 +545,25 @@ export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReadi
     }
 
     // Children next, in document order; the element ends after them.
-    open(node, name, seen, color, background, block, role !== null);
+    const collapsed = name === "DETAILS" && !attrs.has("open") && seen < Seen.Hidden;
+    open(
+      node,
+      name,
+      collapsed ? Seen.Hidden : seen,
+      color,
+      background,
+      block,
+      role !== null,
+      seen,
+    );
   }
   flushRun();
   return { document: builder.build(), page };
 }
+
+/** data-* names that configure a chat widget's opening message (`data-greeting`, `data-welcome-message`). */
+const GREETING_ATTRIBUTE =
+  /^data-(?:[a-z]+-)?(?:greeting|welcome|intro|first-message|opening-message)/i;
 
 /** data-* names that may hold a credential (`data-app-key`, `data-token`): never read. */
 const SECRET_LIKE_ATTRIBUTE = /key|token|secret|auth|pass|sig|session|credential|nonce/i;
@@ -569,7 +591,10 @@ function dataAttributePieces(
       name.startsWith("data-") && value.length <= 500 && !SECRET_LIKE_ATTRIBUTE.test(name)
     ) {
       taken += 1;
-      if (/[A-Za-z]{2}/.test(value)) piece(value, "hidden", name);
+      // A chat widget's configured greeting is the first message its visitor sees.
+      if (/[A-Za-z]{2}/.test(value)) {
+        piece(value, GREETING_ATTRIBUTE.test(name) ? "text" : "hidden", name);
+      }
     }
   }
 }
