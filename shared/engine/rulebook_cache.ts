@@ -7,7 +7,7 @@
  * @module
  */
 import { type CompiledRulebook, compileRulebook } from "./compiler.ts";
-import { RulebookError, validateRulebook } from "./rulebook_validation.ts";
+import { RulebookError } from "./rulebook_error.ts";
 import { isSealed, SealedDocument, sealedRulebook } from "./rulebook_seal.ts";
 
 /**
@@ -31,9 +31,12 @@ export function getCompiledRulebook(
   if (cached !== undefined) return cached;
   const pending = (async () => {
     const loaded = await load(version);
-    const rulebook = loaded instanceof SealedDocument
-      ? await isSealed(loaded) ? sealedRulebook(loaded.document) : validateRulebook(loaded.document)
-      : validateRulebook(loaded);
+    const rulebook = loaded instanceof SealedDocument && await isSealed(loaded)
+      ? sealedRulebook(loaded.document)
+      // The validator is imported only for a document without a matching seal.
+      : (await import("./rulebook_validation.ts")).validateRulebook(
+        loaded instanceof SealedDocument ? loaded.document : loaded,
+      );
     if (rulebook.version !== version) {
       throw new RulebookError(
         `Loaded rulebook has version ${rulebook.version}, expected ${version}`,
