@@ -13,6 +13,7 @@ import {
   revokeApiKey,
   revokeIntegrationCredential,
   rotateIntegrationCredential,
+  sealRulebook,
   updateAccount,
 } from "../shared/admin/provisioning.ts";
 import { type Config, DEFAULT_TRANSCRIPT_RETENTION_DAYS } from "../shared/config.ts";
@@ -74,6 +75,8 @@ Transcripts
 Rulebooks
   rulebook import <file.json> [--activate]
   rulebook activate <version>
+  rulebook seal <version>       validate a stored version (imported by seed.sql or before
+                                seals) and seal it, so cold functions skip validating it
   rulebook list
 Database
   migrate                       apply supabase/migrations to DATABASE_URL or DATA_DIR
@@ -504,6 +507,14 @@ function plan(
             (result.previous_version ? ` (v${result.previous_version} retired)` : ""),
           result,
         );
+      };
+    }
+    case "rulebook seal": {
+      expectArgs(1);
+      const version = field(Version, arg, "version");
+      return async (db) => {
+        await sealRulebook(db, version);
+        print(`Rulebook v${version} is sealed`, { version, sealed: true });
       };
     }
     case "rulebook list": {

@@ -11,7 +11,9 @@ import {
   type NewAccount,
 } from "../db/accounts.ts";
 import type { Db } from "../db/db.ts";
-import { rulebookActivate, rulebookImport } from "../db/rulebooks.ts";
+import { rulebookActivate, rulebookGet, rulebookImport, rulebookSealRpc } from "../db/rulebooks.ts";
+import { storedDocument } from "../engine/active_rulebook.ts";
+import { rulebookSeal } from "../engine/rulebook_seal.ts";
 import {
   type IntegrationRecord,
   type NewIntegration,
@@ -20,7 +22,7 @@ import {
   webhookIntegrationCreate,
 } from "../db/webhook_integrations.ts";
 import type { Rulebook } from "../engine/rulebook_schema.ts";
-import { validateRulebook } from "../engine/rulebook_validation.ts";
+import { RulebookError, validateRulebook } from "../engine/rulebook_validation.ts";
 
 /**
  * Operator provisioning, shared by the admin CLI and the local server's first
@@ -145,7 +147,23 @@ export async function importRulebook(
       }
       : { version: rulebook.version, format: 1, rules: rulebook.rules },
   );
+  await sealRulebook(db, version);
   return { version, rule_count };
+}
+
+/**
+ * Validates a stored version exactly as the engine will read it back and
+ * records its seal (rulebook_seal.ts), so that a cold function compiles it
+ * without validating it again. Throws RulebookError when the stored document
+ * does not pass (then it stays unsealed and is validated, and refused, on
+ * load).
+ */
+export async function sealRulebook(db: Db, version: number): Promise<void> {
+  const row = await rulebookGet(db, version);
+  if (row === null) throw new RulebookError(`Rulebook v${version} does not exist`);
+  const [document] = storedDocument(row);
+  validateRulebook(document);
+  await rulebookSealRpc(db, { version, seal: await rulebookSeal(document) });
 }
 
 /** Makes a version the active rulebook, retiring the one before, atomically. */

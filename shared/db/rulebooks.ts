@@ -28,7 +28,19 @@ export const rulebookGet = rpcFunction(
     statutes: z.array(z.unknown()).optional(),
     concepts: z.record(z.string(), z.unknown()).optional(),
     definitions: z.record(z.string(), z.unknown()).optional(),
+    /** The engine's seal of the document (rulebook_seal.ts), when the version has one. */
+    seal: z.string().optional(),
   }).nullable(),
+);
+
+/** Records the engine's seal of a validated version (migration 20261125000701_rulebook_seal.sql). */
+export const rulebookSealRpc = rpcFunction(
+  "rulebook_seal",
+  (input: { version: number; seal: string }) => ({
+    p_version: input.version,
+    p_sha256: input.seal,
+  }),
+  z.object({ version: Version, sealed: z.literal(true) }),
 );
 
 /** A rulebook to store: format 1 is rules only; format 2 adds statutes, concepts and definitions. */

@@ -2,6 +2,7 @@ import type { Db } from "../db/db.ts";
 import { rulebookActive, rulebookGet } from "../db/rulebooks.ts";
 import type { CompiledRulebook } from "./compiler.ts";
 import { getCompiledRulebook } from "./rulebook_cache.ts";
+import { SealedDocument } from "./rulebook_seal.ts";
 
 /** The active rulebook, compiled, with its version. */
 export interface ActiveRulebook {
@@ -41,9 +42,17 @@ export async function rulebookOfVersion(
   const compiled = await getCompiledRulebook(version, async (version) => {
     const rulebook = await rulebookGet(db, version);
     if (rulebook === null) throw new NoActiveRulebookError();
-    // The import document again: everything but the version's status and publication date.
-    const { status: _status, published_at: _published, ...document } = rulebook;
-    return document;
+    // The import document again: everything but the version's status, publication date and
+    // seal; a sealed document is compiled without validating it again (rulebook_seal.ts).
+    return new SealedDocument(...storedDocument(rulebook));
   });
   return { version, compiled };
+}
+
+/** A rulebook_get answer as the document the engine validated and sealed, and its seal. */
+export function storedDocument(
+  row: NonNullable<Awaited<ReturnType<typeof rulebookGet>>>,
+): [document: unknown, seal: string | null] {
+  const { status: _status, published_at: _published, seal, ...document } = row;
+  return [document, seal ?? null];
 }

@@ -98,10 +98,14 @@ function termParts(term: string): TermPart[] {
   return parts;
 }
 
-/** Expands one term into word-pattern sequences; throws TermError when it is malformed. */
-export function expandTerm(term: string, options: { literal?: boolean } = {}): WordPattern[][] {
-  const parts = options.literal ? [{ alternatives: [term], optional: false }] : termParts(term);
-  let sequences: WordPattern[][] = [[]];
+/**
+ * A term's parts as word-pattern alternatives, in order: an optional part has
+ * the empty alternative first; a part of punctuation only is left out.
+ * Throws TermError when the term is malformed.
+ */
+function termAlternatives(term: string, literal: boolean): WordPattern[][][] {
+  const parts = literal ? [{ alternatives: [term], optional: false }] : termParts(term);
+  const resolved: WordPattern[][][] = [];
   for (const part of parts) {
     // Punctuation between words ("suicide & crisis lifeline") separates them, as in content.
     if (
@@ -114,7 +118,7 @@ export function expandTerm(term: string, options: { literal?: boolean } = {}): W
     const alternatives: WordPattern[][] = part.optional ? [[]] : [];
     for (const alt of part.alternatives) {
       if (alt === "") throw new TermError(`term "${term}" has an empty alternative`);
-      const prefix = !options.literal && alt.endsWith("*");
+      const prefix = !literal && alt.endsWith("*");
       const words = termWords(prefix ? alt.slice(0, -1) : alt);
       if (words.length === 0) throw new TermError(`term "${term}" has no word in "${alt}"`);
       if (prefix) {
@@ -128,6 +132,15 @@ export function expandTerm(term: string, options: { literal?: boolean } = {}): W
         alternatives.push(words.map((word) => ({ word, prefix: false })));
       }
     }
+    resolved.push(alternatives);
+  }
+  return resolved;
+}
+
+/** Expands one term into word-pattern sequences; throws TermError when it is malformed. */
+export function expandTerm(term: string, options: { literal?: boolean } = {}): WordPattern[][] {
+  let sequences: WordPattern[][] = [[]];
+  for (const alternatives of termAlternatives(term, options.literal === true)) {
     const next: WordPattern[][] = [];
     for (const sequence of sequences) {
       for (const alternative of alternatives) next.push([...sequence, ...alternative]);
@@ -160,6 +173,26 @@ const ROOT_STEP_BUDGET = 200_000;
 /** The first step of a word that starts no term (shared, never written to). */
 const NO_STEPS: TrieNode[] = Object.freeze([]) as unknown as TrieNode[];
 
+/** The child of `node` for one word pattern, made when missing. */
+function step(node: TrieNode, pattern: WordPattern): TrieNode {
+  if (pattern.prefix) {
+    node.prefixes ??= [];
+    let entry = node.prefixes.find((p) => p.prefix === pattern.word);
+    if (entry === undefined) {
+      entry = { prefix: pattern.word, node: newNode() };
+      node.prefixes.push(entry);
+    }
+    return entry.node;
+  }
+  node.next ??= new Map();
+  let child = node.next.get(pattern.word);
+  if (child === undefined) {
+    child = newNode();
+    node.next.set(pattern.word, child);
+  }
+  return child;
+}
+
 /**
  * A word trie of some lexicon entries' sequences, with its memoised first
  * step. The tries of a lexicon (the whole one and its views) share one budget
@@ -175,29 +208,36 @@ class Trie {
     this.#budget = budget;
   }
 
-  insert(sequence: readonly WordPattern[], id: number): void {
-    let node = this.root;
-    for (const pattern of sequence) {
-      if (pattern.prefix) {
-        node.prefixes ??= [];
-        let entry = node.prefixes.find((p) => p.prefix === pattern.word);
-        if (entry === undefined) {
-          entry = { prefix: pattern.word, node: newNode() };
-          node.prefixes.push(entry);
+  /**
+   * Inserts every sequence of a term's parts (termAlternatives) for entry
+   * `id`: the parts are walked on the trie itself, so that the sequences of a
+   * term with many alternatives are never built one by one, and prefixes
+   * they share are walked once. The empty sequence (every part optional)
+   * matches nothing, as expandTerm drops it.
+   */
+  insert(parts: readonly (readonly WordPattern[])[][], id: number): void {
+    let states: TrieNode[] = [this.root];
+    for (const alternatives of parts) {
+      const next: TrieNode[] = [];
+      // Paths that meet at one node go on from it once (a set once there are many).
+      let seen: Set<TrieNode> | null = null;
+      for (const state of states) {
+        for (const alternative of alternatives) {
+          let node = state;
+          for (const pattern of alternative) node = step(node, pattern);
+          if (seen === null && next.length >= 32) seen = new Set(next);
+          if (seen === null ? next.includes(node) : seen.has(node)) continue;
+          next.push(node);
+          seen?.add(node);
         }
-        node = entry.node;
-      } else {
-        node.next ??= new Map();
-        let child = node.next.get(pattern.word);
-        if (child === undefined) {
-          child = newNode();
-          node.next.set(pattern.word, child);
-        }
-        node = child;
       }
+      states = next;
     }
-    node.ends ??= [];
-    if (!node.ends.includes(id)) node.ends.push(id);
+    for (const node of states) {
+      if (node === this.root) continue;
+      node.ends ??= [];
+      if (!node.ends.includes(id)) node.ends.push(id);
+    }
     this.#forget();
   }
 
@@ -248,13 +288,29 @@ export interface LexiconView {
   readonly trie: object;
 }
 
-/** A compiled set of lexicon entries (concepts and inline terms), matched in one pass. */
+/** One lexicon entry as added: its terms, read when a trie first needs them. */
+interface Entry {
+  readonly terms: readonly string[];
+  readonly literal: boolean;
+  /** Each term's parts (termAlternatives), once a trie has needed them. */
+  parts: WordPattern[][][][] | null;
+}
+
+/**
+ * A compiled set of lexicon entries (concepts and inline terms), matched in
+ * one pass. Entries are expanded into a trie only when one needs them: the
+ * whole lexicon's trie on the first match without a view, a view's trie (its
+ * entries only) when the view is first asked for. A cold start that judges
+ * one jurisdiction's content thus reads only that jurisdiction's terms.
+ * Terms are checked at import (validateRulebook); a malformed term added
+ * here throws TermError when a trie first needs it.
+ */
 export class Lexicon {
   /** Words whose first step the lexicon's tries may still remember. */
   readonly #budget = { left: ROOT_STEP_BUDGET };
-  readonly #trie = new Trie(this.#budget);
-  /** Each entry's word sequences, to build views from. */
-  readonly #sequences: WordPattern[][][] = [];
+  /** The whole lexicon's trie, once a match without a view has needed it. */
+  #trie: Trie | null = null;
+  readonly #entries: Entry[] = [];
   readonly #views = new Map<string, LexiconView>();
   #size = 0;
   // Scratch space reused by match(): the trie walk's stack and the flat match buffer.
@@ -271,14 +327,29 @@ export class Lexicon {
   /** Adds an entry of terms (or one literal statement) and returns its id. */
   add(terms: readonly string[], options: { literal?: boolean } = {}): number {
     const id = this.#size;
-    const sequences: WordPattern[][] = [];
-    for (const term of terms) sequences.push(...expandTerm(term, options));
     this.#size += 1;
-    this.#sequences.push(sequences);
-    for (const sequence of sequences) this.#trie.insert(sequence, id);
+    this.#entries.push({ terms: [...terms], literal: options.literal === true, parts: null });
+    if (this.#trie !== null) this.#insert(this.#trie, id);
     for (const view of this.#views.values()) (view.trie as Trie).release();
     this.#views.clear();
     return id;
+  }
+
+  /** Inserts one entry's terms into a trie, parsing them the first time. */
+  #insert(trie: Trie, id: number): void {
+    const entry = this.#entries[id];
+    entry.parts ??= entry.terms.map((term) => termAlternatives(term, entry.literal));
+    for (const parts of entry.parts) trie.insert(parts, id);
+  }
+
+  /** The whole lexicon's trie, built on first use. */
+  #whole(): Trie {
+    if (this.#trie === null) {
+      const trie = new Trie(this.#budget);
+      for (let id = 0; id < this.#size; id += 1) this.#insert(trie, id);
+      this.#trie = trie;
+    }
+    return this.#trie;
   }
 
   /**
@@ -295,9 +366,7 @@ export class Lexicon {
     let view = this.#views.get(key);
     if (view === undefined) {
       const trie = new Trie(this.#budget);
-      for (const id of ids) {
-        for (const sequence of this.#sequences[id]) trie.insert(sequence, id);
-      }
+      for (const id of ids) this.#insert(trie, id);
       view = { entries: ids, trie };
       this.#views.set(key, view);
     }
@@ -310,7 +379,7 @@ export class Lexicon {
    * entries are looked for: the others match nothing.
    */
   match(doc: Document, view?: LexiconView | null): Matches[] {
-    const trie = view == null ? this.#trie : view.trie as Trie;
+    const trie = view == null ? this.#whole() : view.trie as Trie;
     const { words, sentence } = doc;
     const n = doc.length;
     const frontier = this.#frontier;

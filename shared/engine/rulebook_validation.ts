@@ -34,18 +34,9 @@ import {
   type Statute,
   type TierKey,
 } from "./rulebook_schema.ts";
+import { RulebookError } from "./rulebook_error.ts";
 
-/** A rulebook was refused; the message names the rule (or concept) and the offending field. */
-export class RulebookError extends Error {
-  /** The rule_key of the offending rule, when one is known. */
-  readonly ruleKey: string | null;
-
-  constructor(message: string, ruleKey: string | null = null) {
-    super(message);
-    this.name = "RulebookError";
-    this.ruleKey = ruleKey;
-  }
-}
+export { RulebookError };
 
 /** Parses and checks a rulebook import document, throwing `RulebookError` on the first problem. */
 export function validateRulebook(input: unknown): Rulebook {

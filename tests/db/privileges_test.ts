@@ -24,6 +24,7 @@ const RPCS = [
   "rulebook_get",
   "rulebook_import",
   "rulebook_list",
+  "rulebook_seal",
   "service_ping",
   "transcript_delivery_begin",
   "transcript_delivery_release",
