@@ -255,7 +255,10 @@ export class DocumentBuilder {
   #sentence = EMPTY_INT32;
   #clause = EMPTY_INT32;
   #block = EMPTY_INT32;
+  #wordId = EMPTY_INT32;
   #flags = new Uint8Array(0);
+  /** Numbers of words pushed other than through the word table (contractions, split words). */
+  readonly #otherIds = new Map<string, number>();
   readonly #question: number[] = [0];
   readonly #blockTurn: number[] = [-1];
   readonly #turns: Turn[] = [];
@@ -368,6 +371,8 @@ export class DocumentBuilder {
       sentence: this.#sentence.subarray(0, n),
       clause: this.#clause.subarray(0, n),
       block: this.#block.subarray(0, n),
+      wordId: this.#wordId.subarray(0, n),
+      wordIds: this.#table.ids,
       flags: this.#flags.subarray(0, n),
       question: Uint8Array.from(this.#question),
       blockTurn: Int32Array.from(this.#blockTurn),
@@ -393,15 +398,30 @@ export class DocumentBuilder {
   }
 
   #push(word: string, start: number, end: number): void {
-    this.#pushWord(word, start, end, word.length >= 3 && word.length <= 8 && isClauseWord(word));
+    let id = this.#otherIds.get(word);
+    if (id === undefined) {
+      id = this.#table.newId();
+      this.#otherIds.set(word, id);
+    }
+    this.#pushWord(
+      word,
+      id,
+      start,
+      end,
+      word.length >= 3 && word.length <= 8 && isClauseWord(word),
+    );
   }
 
-  /** Appends a token; `clause`: the word starts a clause ("but", "however", ...). */
-  #pushWord(word: string, start: number, end: number, clause: boolean): void {
+  /**
+   * Appends a token; `id`: its word's number (see Document.wordId); `clause`: the word starts a
+   * clause ("but", "however", ...).
+   */
+  #pushWord(word: string, id: number, start: number, end: number, clause: boolean): void {
     if (clause) this.#newClause();
     const at = this.#words.length;
     this.#words.push(word);
     if (at === this.#capacity) this.#grow();
+    this.#wordId[at] = id;
     this.#piece[at] = this.#pieceNo;
     this.#start[at] = start;
     this.#end[at] = end;
@@ -424,7 +444,7 @@ export class DocumentBuilder {
 
   /** (Re)allocates the columns in one buffer, keeping the first `keep` tokens. */
   #allocate(capacity: number, keep: number): void {
-    const buffer = new ArrayBuffer(capacity * (6 * 4 + 1));
+    const buffer = new ArrayBuffer(capacity * (7 * 4 + 1));
     const column = (i: number, old: Int32Array) => {
       const next = new Int32Array(buffer, i * 4 * capacity, capacity);
       if (keep > 0) next.set(old.subarray(0, keep));
@@ -436,7 +456,8 @@ export class DocumentBuilder {
     this.#sentence = column(3, this.#sentence);
     this.#clause = column(4, this.#clause);
     this.#block = column(5, this.#block);
-    const flags = new Uint8Array(buffer, 24 * capacity, capacity);
+    this.#wordId = column(6, this.#wordId);
+    const flags = new Uint8Array(buffer, 28 * capacity, capacity);
     if (keep > 0) flags.set(this.#flags.subarray(0, keep));
     this.#flags = flags;
     this.#capacity = capacity;
@@ -797,7 +818,7 @@ export class DocumentBuilder {
               let plan = table.plan;
               if (plan === PLAN_UNKNOWN) plan = table.setPlan(letterPlan(word));
               if (plan === PLAN_SPECIAL) this.#emitLetters(word, i, j);
-              else this.#pushWord(word, i, j, plan === PLAN_CLAUSE);
+              else this.#pushWord(word, table.id, i, j, plan === PLAN_CLAUSE);
             }
             if (next === 32 && (this.#pending === 0 || !this.#textLines)) {
               this.#spaceBefore = true;
@@ -881,7 +902,11 @@ class WordTable {
   #words: (string | undefined)[];
   #hashes: Int32Array;
   #plans: Int8Array;
+  /** Each word's number (Document.wordId). */
+  #ids: Int32Array;
   #size = 0;
+  /** Numbers given out, to the table's words and others'. */
+  #nextId = 0;
   /** The slot of the word last returned by `word()`. */
   #slot = 0;
 
@@ -894,6 +919,22 @@ class WordTable {
     this.#words = new Array(capacity);
     this.#hashes = new Int32Array(capacity);
     this.#plans = new Int8Array(capacity);
+    this.#ids = new Int32Array(capacity);
+  }
+
+  /** Word numbers given out so far. */
+  get ids(): number {
+    return this.#nextId;
+  }
+
+  /** A new word number, for a word pushed without the table. */
+  newId(): number {
+    return this.#nextId++;
+  }
+
+  /** The number of the word last returned by `word()`. */
+  get id(): number {
+    return this.#ids[this.#slot];
   }
 
   /** The plan of the word last returned by `word()` (PLAN_UNKNOWN until set). */
@@ -938,6 +979,7 @@ class WordTable {
     words[slot] = word;
     this.#hashes[slot] = hash;
     this.#plans[slot] = PLAN_UNKNOWN;
+    this.#ids[slot] = this.#nextId++;
     this.#slot = slot;
     this.#size += 1;
     if (this.#size * 2 > this.#mask) this.#grow();
@@ -948,12 +990,14 @@ class WordTable {
     const words = this.#words;
     const hashes = this.#hashes;
     const plans = this.#plans;
+    const ids = this.#ids;
     const last = this.#slot;
     const mask = this.#mask * 2 + 1;
     this.#mask = mask;
     this.#words = new Array(mask + 1);
     this.#hashes = new Int32Array(mask + 1);
     this.#plans = new Int8Array(mask + 1);
+    this.#ids = new Int32Array(mask + 1);
     for (let i = 0; i < words.length; i += 1) {
       const word = words[i];
       if (word === undefined) continue;
@@ -962,6 +1006,7 @@ class WordTable {
       this.#words[slot] = word;
       this.#hashes[slot] = hashes[i];
       this.#plans[slot] = plans[i];
+      this.#ids[slot] = ids[i];
       if (i === last) this.#slot = slot;
     }
   }
