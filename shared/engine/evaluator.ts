@@ -164,7 +164,7 @@ export function evaluate(compiled: CompiledRulebook, input: EvaluationInput): Ev
   const precedence = layerPrecedence(input.jurisdiction);
 
   // Rules of higher precedence first, so that their concerns are known.
-  const ordered = [...candidates].sort((a, b) => precedence[a.layer] - precedence[b.layer]);
+  const ordered = byPrecedence(candidates, precedence);
   const outcomes = new Map<CompiledRule, RuleOutcome>();
   const covered = new Map<string, { level: number; ruleKey: string }>();
   const triggered: { rule: Rule; finding: Finding }[] = [];
@@ -210,6 +210,30 @@ export function evaluate(compiled: CompiledRulebook, input: EvaluationInput): Ev
     outcomes: candidates.map((candidate) => outcomes.get(candidate) as RuleOutcome),
     document: doc,
   };
+}
+
+/** Candidate lists in order of precedence, per list and precedence table (sorted once). */
+const orderedCache = new WeakMap<
+  readonly CompiledRule[],
+  Map<Readonly<Record<Layer, number>>, readonly CompiledRule[]>
+>();
+
+/** The candidates, rules of higher precedence first (a stable sort: otherwise in order). */
+function byPrecedence(
+  candidates: readonly CompiledRule[],
+  precedence: Readonly<Record<Layer, number>>,
+): readonly CompiledRule[] {
+  let byTable = orderedCache.get(candidates);
+  if (byTable === undefined) {
+    byTable = new Map();
+    orderedCache.set(candidates, byTable);
+  }
+  let ordered = byTable.get(precedence);
+  if (ordered === undefined) {
+    ordered = [...candidates].sort((a, b) => precedence[a.layer] - precedence[b.layer]);
+    byTable.set(precedence, ordered);
+  }
+  return ordered;
 }
 
 function decide(
