@@ -372,7 +372,7 @@ export class DocumentBuilder {
       clause: this.#clause.subarray(0, n),
       block: this.#block.subarray(0, n),
       wordId: this.#wordId.subarray(0, n),
-      wordIds: this.#table.ids,
+      wordIds: this.#table.idCount,
       flags: this.#flags.subarray(0, n),
       question: Uint8Array.from(this.#question),
       blockTurn: Int32Array.from(this.#blockTurn),
@@ -807,7 +807,8 @@ export class DocumentBuilder {
           if (!mixed && endsWordPlainly(next, j - i)) {
             // The commonest case: the word cannot grow (no apostrophe, dotted acronym or
             // entity follows), so it is emitted at once, without the per-word state.
-            this.#settle(c >= 97 && c <= 122);
+            // (#settle has nothing to settle without a line break or sentence end pending.)
+            if (this.#newlines !== 0 || this.#pending !== 0) this.#settle(c >= 97 && c <= 122);
             const table = this.#table;
             const word = table.word(text, i, j, hash, sawUpper);
             this.#lastWord = word;
@@ -815,10 +816,11 @@ export class DocumentBuilder {
             else {
               // How #emitLetters reads the word depends on the word alone: decided once per
               // distinct word of the document.
-              let plan = table.plan;
-              if (plan === PLAN_UNKNOWN) plan = table.setPlan(letterPlan(word));
+              const slot = table.slot;
+              let plan = table.plans[slot];
+              if (plan === PLAN_UNKNOWN) plan = table.plans[slot] = letterPlan(word);
               if (plan === PLAN_SPECIAL) this.#emitLetters(word, i, j);
-              else this.#pushWord(word, table.id, i, j, plan === PLAN_CLAUSE);
+              else this.#pushWord(word, table.ids[slot], i, j, plan === PLAN_CLAUSE);
             }
             if (next === 32 && (this.#pending === 0 || !this.#textLines)) {
               this.#spaceBefore = true;
@@ -901,14 +903,15 @@ class WordTable {
   #mask: number;
   #words: (string | undefined)[];
   #hashes: Int32Array;
-  #plans: Int8Array;
-  /** Each word's number (Document.wordId). */
-  #ids: Int32Array;
+  /** Per slot: how the word is emitted (PLAN_UNKNOWN until set; the reader sets it). */
+  plans: Int8Array;
+  /** Per slot: the word's number (Document.wordId). */
+  ids: Int32Array;
   #size = 0;
   /** Numbers given out, to the table's words and others'. */
   #nextId = 0;
   /** The slot of the word last returned by `word()`. */
-  #slot = 0;
+  slot = 0;
 
   /** @param expected words the document is expected to hold (a few distinct ones need little room) */
   constructor(expected: number) {
@@ -918,34 +921,18 @@ class WordTable {
     this.#mask = capacity - 1;
     this.#words = new Array(capacity);
     this.#hashes = new Int32Array(capacity);
-    this.#plans = new Int8Array(capacity);
-    this.#ids = new Int32Array(capacity);
+    this.plans = new Int8Array(capacity);
+    this.ids = new Int32Array(capacity);
   }
 
   /** Word numbers given out so far. */
-  get ids(): number {
+  get idCount(): number {
     return this.#nextId;
   }
 
   /** A new word number, for a word pushed without the table. */
   newId(): number {
     return this.#nextId++;
-  }
-
-  /** The number of the word last returned by `word()`. */
-  get id(): number {
-    return this.#ids[this.#slot];
-  }
-
-  /** The plan of the word last returned by `word()` (PLAN_UNKNOWN until set). */
-  get plan(): number {
-    return this.#plans[this.#slot];
-  }
-
-  /** Sets the plan of the word last returned by `word()`, and returns it. */
-  setPlan(plan: number): number {
-    this.#plans[this.#slot] = plan;
-    return plan;
   }
 
   /** The lower-cased word text[from, to) (ASCII letters and digits), with its `hash`. */
@@ -969,7 +956,7 @@ class WordTable {
           }
         }
         if (k === length) {
-          this.#slot = slot;
+          this.slot = slot;
           return known;
         }
       }
@@ -978,9 +965,9 @@ class WordTable {
     const word = upper ? text.slice(from, to).toLowerCase() : text.slice(from, to);
     words[slot] = word;
     this.#hashes[slot] = hash;
-    this.#plans[slot] = PLAN_UNKNOWN;
-    this.#ids[slot] = this.#nextId++;
-    this.#slot = slot;
+    this.plans[slot] = PLAN_UNKNOWN;
+    this.ids[slot] = this.#nextId++;
+    this.slot = slot;
     this.#size += 1;
     if (this.#size * 2 > this.#mask) this.#grow();
     return word;
@@ -989,15 +976,15 @@ class WordTable {
   #grow(): void {
     const words = this.#words;
     const hashes = this.#hashes;
-    const plans = this.#plans;
-    const ids = this.#ids;
-    const last = this.#slot;
+    const plans = this.plans;
+    const ids = this.ids;
+    const last = this.slot;
     const mask = this.#mask * 2 + 1;
     this.#mask = mask;
     this.#words = new Array(mask + 1);
     this.#hashes = new Int32Array(mask + 1);
-    this.#plans = new Int8Array(mask + 1);
-    this.#ids = new Int32Array(mask + 1);
+    this.plans = new Int8Array(mask + 1);
+    this.ids = new Int32Array(mask + 1);
     for (let i = 0; i < words.length; i += 1) {
       const word = words[i];
       if (word === undefined) continue;
@@ -1005,9 +992,9 @@ class WordTable {
       while (this.#words[slot] !== undefined) slot = (slot + 1) & mask;
       this.#words[slot] = word;
       this.#hashes[slot] = hashes[i];
-      this.#plans[slot] = plans[i];
-      this.#ids[slot] = ids[i];
-      if (i === last) this.#slot = slot;
+      this.plans[slot] = plans[i];
+      this.ids[slot] = ids[i];
+      if (i === last) this.slot = slot;
     }
   }
 }
