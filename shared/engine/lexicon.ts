@@ -29,7 +29,8 @@ interface WordPattern {
 }
 
 interface TrieNode {
-  next: Map<string, TrieNode> | null;
+  /** Children by word number (the lexicon numbers the words of its terms). */
+  next: Map<number, TrieNode> | null;
   prefixes: { prefix: string; node: TrieNode }[] | null;
   /** Lexicon entries (concept ids) whose term ends here. */
   ends: number[] | null;
@@ -157,6 +158,9 @@ const NO_MATCHES: Matches = Object.freeze({
 /** Most words whose first step a lexicon remembers, over its whole trie and all its views. */
 const ROOT_STEP_BUDGET = 200_000;
 
+/** A document word whose lexicon number match() has not looked up yet. */
+const NOT_LOOKED_UP = -2;
+
 /** The first step of a word that starts no term (shared, never written to). */
 const NO_STEPS: TrieNode[] = Object.freeze([]) as unknown as TrieNode[];
 
@@ -170,9 +174,12 @@ class Trie {
   readonly root = newNode();
   readonly #rootSteps = new Map<string, TrieNode[]>();
   readonly #budget: { left: number };
+  /** The lexicon's word numbers (shared by its tries). */
+  readonly #numbers: Map<string, number>;
 
-  constructor(budget: { left: number }) {
+  constructor(budget: { left: number }, numbers: Map<string, number>) {
     this.#budget = budget;
+    this.#numbers = numbers;
   }
 
   insert(sequence: readonly WordPattern[], id: number): void {
@@ -187,11 +194,16 @@ class Trie {
         }
         node = entry.node;
       } else {
+        let number = this.#numbers.get(pattern.word);
+        if (number === undefined) {
+          number = this.#numbers.size;
+          this.#numbers.set(pattern.word, number);
+        }
         node.next ??= new Map();
-        let child = node.next.get(pattern.word);
+        let child = node.next.get(number);
         if (child === undefined) {
           child = newNode();
-          node.next.set(pattern.word, child);
+          node.next.set(number, child);
         }
         node = child;
       }
@@ -217,7 +229,8 @@ class Trie {
     if (steps === undefined) {
       steps = [];
       const node = this.root;
-      const child = node.next?.get(word);
+      const number = this.#numbers.get(word);
+      const child = number === undefined ? undefined : node.next?.get(number);
       if (child !== undefined) steps.push(child);
       if (node.prefixes !== null) {
         for (const entry of node.prefixes) {
@@ -252,7 +265,9 @@ export interface LexiconView {
 export class Lexicon {
   /** Words whose first step the lexicon's tries may still remember. */
   readonly #budget = { left: ROOT_STEP_BUDGET };
-  readonly #trie = new Trie(this.#budget);
+  /** A number per distinct word of the terms (not prefixes), by which trie nodes hold children. */
+  readonly #numbers = new Map<string, number>();
+  readonly #trie = new Trie(this.#budget, this.#numbers);
   /** Each entry's word sequences, to build views from. */
   readonly #sequences: WordPattern[][][] = [];
   readonly #views = new Map<string, LexiconView>();
@@ -294,7 +309,7 @@ export class Lexicon {
     const key = ids.join(",");
     let view = this.#views.get(key);
     if (view === undefined) {
-      const trie = new Trie(this.#budget);
+      const trie = new Trie(this.#budget, this.#numbers);
       for (const id of ids) {
         for (const sequence of this.#sequences[id]) trie.insert(sequence, id);
       }
@@ -315,6 +330,9 @@ export class Lexicon {
     const n = doc.length;
     // The first step of each of the document's words, looked up once per word (by its number).
     const firstSteps: (TrieNode[] | undefined)[] = new Array(doc.wordIds);
+    // And its number in the lexicon (-1: in no term), once per word: NOT_LOOKED_UP until needed.
+    const numbers = new Int32Array(doc.wordIds).fill(NOT_LOOKED_UP);
+    const lexiconNumbers = this.#numbers;
     const frontier = this.#frontier;
     const depth = this.#depth;
     // Matches go to one flat buffer of (entry, start, end) first, then to each entry:
@@ -358,15 +376,23 @@ export class Lexicon {
         if (
           end < n && sentence[end] === sentence[i] && (node.next !== null || node.prefixes !== null)
         ) {
-          const word = words[end];
-          const child = node.next?.get(word);
-          if (child !== undefined) {
-            frontier[top] = child;
-            depth[top] = end + 1;
-            top += 1;
+          const next = node.next;
+          if (next !== null) {
+            const word = wordId[end];
+            let number = numbers[word];
+            if (number === NOT_LOOKED_UP) {
+              number = numbers[word] = lexiconNumbers.get(words[end]) ?? -1;
+            }
+            const child = number < 0 ? undefined : next.get(number);
+            if (child !== undefined) {
+              frontier[top] = child;
+              depth[top] = end + 1;
+              top += 1;
+            }
           }
           const prefixes = node.prefixes;
           if (prefixes !== null) {
+            const word = words[end];
             for (let q = 0; q < prefixes.length; q += 1) {
               const entry = prefixes[q];
               if (word.startsWith(entry.prefix)) {
