@@ -786,20 +786,21 @@ export class DocumentBuilder {
           let sawUpper = false;
           let mixed = false;
           let sawDigit = false;
-          // Hash of the lower-cased word, for the word table.
-          let hash = 0;
+          // The lower-cased word as a base-37 number (digits 1-10, letters 11-36), for the
+          // word table: exact, so one word's alone, up to WORD_CODE_EXACT characters.
+          let code = 0;
           while (j < n) {
             const d = text.charCodeAt(j);
             if (d >= 97 && d <= 122) {
               sawLower = true;
-              hash = Math.imul(hash, 31) + d | 0;
+              code = code * 37 + (d - 86);
             } else if (d >= 65 && d <= 90) {
               if (sawLower || (sawUpper && j + 1 < n && isLowerAt(text, j + 1))) mixed = true;
               sawUpper = true;
-              hash = Math.imul(hash, 31) + d + 32 | 0;
+              code = code * 37 + (d - 54);
             } else if (d >= 48 && d <= 57) {
               sawDigit = true;
-              hash = Math.imul(hash, 31) + d | 0;
+              code = code * 37 + (d - 47);
             } else break;
             j += 1;
           }
@@ -810,7 +811,7 @@ export class DocumentBuilder {
             // (#settle has nothing to settle without a line break or sentence end pending.)
             if (this.#newlines !== 0 || this.#pending !== 0) this.#settle(c >= 97 && c <= 122);
             const table = this.#table;
-            const word = table.word(text, i, j, hash, sawUpper);
+            const word = table.word(text, i, j, code, sawUpper);
             this.#lastWord = word;
             if (sawDigit) this.#emit(word, i, j, NO_SPLITS, PLAIN_DIGITS);
             else {
@@ -893,8 +894,22 @@ function letterPlan(word: string): number {
 }
 
 /**
- * The distinct words of one document, by hash of their folded characters: a
- * word seen before is returned as the same string, without slicing and
+ * Words of at most this many characters have distinct codes (37^10 < 2^53: a
+ * double holds the code exactly), so equal codes mean equal words.
+ */
+const WORD_CODE_EXACT = 10;
+
+/** The table slot of a word code: its low 32 bits, mixed. */
+function codeSlot(code: number, mask: number): number {
+  const h = Math.imul(code | 0, 0x9e3779b1);
+  return (h ^ (h >>> 15)) & mask;
+}
+
+/**
+ * The distinct words of one document, by code of their folded characters (see
+ * `#read`: a base-37 number of the lower-cased word, exact up to
+ * WORD_CODE_EXACT characters, so that a short word found needs no
+ * character comparison): a word seen before is returned as the same string, without slicing and
  * lower-casing it again, and a string reused keeps the hash V8 caches on it,
  * so the lexicon's lookups of repeated words do not hash them again. Holds
  * only the words of the document being built.
@@ -902,7 +917,7 @@ function letterPlan(word: string): number {
 class WordTable {
   #mask: number;
   #words: (string | undefined)[];
-  #hashes: Int32Array;
+  #codes: Float64Array;
   /** Per slot: how the word is emitted (PLAN_UNKNOWN until set; the reader sets it). */
   plans: Int8Array;
   /** Per slot: the word's number (Document.wordId). */
@@ -920,7 +935,7 @@ class WordTable {
     while (capacity < expected && capacity < 512) capacity *= 2;
     this.#mask = capacity - 1;
     this.#words = new Array(capacity);
-    this.#hashes = new Int32Array(capacity);
+    this.#codes = new Float64Array(capacity);
     this.plans = new Int8Array(capacity);
     this.ids = new Int32Array(capacity);
   }
@@ -935,17 +950,18 @@ class WordTable {
     return this.#nextId++;
   }
 
-  /** The lower-cased word text[from, to) (ASCII letters and digits), with its `hash`. */
-  word(text: string, from: number, to: number, hash: number, upper: boolean): string {
+  /** The lower-cased word text[from, to) (ASCII letters and digits), with its `code`. */
+  word(text: string, from: number, to: number, code: number, upper: boolean): string {
     const words = this.#words;
     const length = to - from;
-    let slot = hash & this.#mask;
+    let slot = codeSlot(code, this.#mask);
     for (;;) {
       const known = words[slot];
       if (known === undefined) break;
-      if (this.#hashes[slot] === hash && known.length === length) {
+      if (this.#codes[slot] === code && known.length === length) {
         let k = 0;
-        if (!upper) {
+        if (length <= WORD_CODE_EXACT) k = length;
+        else if (!upper) {
           // Already lower case: a native comparison.
           if (text.startsWith(known, from)) k = length;
         } else {
@@ -964,7 +980,7 @@ class WordTable {
     }
     const word = upper ? text.slice(from, to).toLowerCase() : text.slice(from, to);
     words[slot] = word;
-    this.#hashes[slot] = hash;
+    this.#codes[slot] = code;
     this.plans[slot] = PLAN_UNKNOWN;
     this.ids[slot] = this.#nextId++;
     this.slot = slot;
@@ -975,23 +991,23 @@ class WordTable {
 
   #grow(): void {
     const words = this.#words;
-    const hashes = this.#hashes;
+    const codes = this.#codes;
     const plans = this.plans;
     const ids = this.ids;
     const last = this.slot;
     const mask = this.#mask * 2 + 1;
     this.#mask = mask;
     this.#words = new Array(mask + 1);
-    this.#hashes = new Int32Array(mask + 1);
+    this.#codes = new Float64Array(mask + 1);
     this.plans = new Int8Array(mask + 1);
     this.ids = new Int32Array(mask + 1);
     for (let i = 0; i < words.length; i += 1) {
       const word = words[i];
       if (word === undefined) continue;
-      let slot = hashes[i] & mask;
+      let slot = codeSlot(codes[i], mask);
       while (this.#words[slot] !== undefined) slot = (slot + 1) & mask;
       this.#words[slot] = word;
-      this.#hashes[slot] = hashes[i];
+      this.#codes[slot] = codes[i];
       this.plans[slot] = plans[i];
       this.ids[slot] = ids[i];
       if (i === last) this.slot = slot;
