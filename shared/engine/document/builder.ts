@@ -246,7 +246,9 @@ function isAsciiAlnum(c: number): boolean {
 export class DocumentBuilder {
   readonly #kind: DocumentKind;
   readonly #pieces: Piece[] = [];
-  readonly #words: string[] = [];
+  /** The tokens' words: allocated with the columns (up to `#capacity`), `#count` of them set. */
+  #words: string[] = [];
+  #count = 0;
   // Per-token columns, views of one buffer grown as a whole; the document gets views, not copies.
   #capacity = 0;
   #piece = EMPTY_INT32;
@@ -314,7 +316,7 @@ export class DocumentBuilder {
     this.#turn = this.#turns.length;
     this.#turnRole = role;
     this.#turnTime = time;
-    this.#turnStart = this.#words.length;
+    this.#turnStart = this.#count;
     this.#turnPiece = -1;
     this.#turnTextStart = -1;
     this.#turnTextEnd = -1;
@@ -331,7 +333,7 @@ export class DocumentBuilder {
       roleIndex: this.#roleCounts[this.#turnRole]++,
       time: this.#turnTime,
       firstToken: this.#turnStart,
-      endToken: this.#words.length,
+      endToken: this.#count,
       piece: Math.max(0, this.#turnPiece),
       textStart: Math.max(0, this.#turnTextStart),
       textEnd: Math.max(0, this.#turnTextEnd),
@@ -360,7 +362,8 @@ export class DocumentBuilder {
   build(): Document {
     this.endTurn();
     this.#endSentence(false);
-    const n = this.#words.length;
+    const n = this.#count;
+    this.#words.length = n;
     return {
       kind: this.#kind,
       pieces: this.#pieces,
@@ -418,9 +421,10 @@ export class DocumentBuilder {
    */
   #pushWord(word: string, id: number, start: number, end: number, clause: boolean): void {
     if (clause) this.#newClause();
-    const at = this.#words.length;
-    this.#words.push(word);
+    const at = this.#count;
     if (at === this.#capacity) this.#grow();
+    this.#words[at] = word;
+    this.#count = at + 1;
     this.#wordId[at] = id;
     this.#piece[at] = this.#pieceNo;
     this.#start[at] = start;
@@ -439,7 +443,7 @@ export class DocumentBuilder {
   }
 
   #grow(): void {
-    this.#allocate(this.#capacity * 2, this.#words.length);
+    this.#allocate(this.#capacity * 2, this.#count);
   }
 
   /** (Re)allocates the columns in one buffer, keeping the first `keep` tokens. */
@@ -460,6 +464,10 @@ export class DocumentBuilder {
     const flags = new Uint8Array(buffer, 28 * capacity, capacity);
     if (keep > 0) flags.set(this.#flags.subarray(0, keep));
     this.#flags = flags;
+    // Set by index, not pushed: an array grown by push is copied each time it fills.
+    const words: string[] = new Array(capacity);
+    for (let i = 0; i < keep; i += 1) words[i] = this.#words[i];
+    this.#words = words;
     this.#capacity = capacity;
   }
 
