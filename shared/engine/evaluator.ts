@@ -164,11 +164,14 @@ export function evaluate(compiled: CompiledRulebook, input: EvaluationInput): Ev
   const precedence = layerPrecedence(input.jurisdiction);
 
   // Rules of higher precedence first, so that their concerns are known.
-  const ordered = [...candidates].sort((a, b) => precedence[a.layer] - precedence[b.layer]);
-  const outcomes = new Map<CompiledRule, RuleOutcome>();
+  const ordered = byPrecedence(candidates, precedence);
+  // Outcomes by the candidate's position, in the candidates' order.
+  const outcomes: RuleOutcome[] = new Array(candidates.length);
   const covered = new Map<string, { level: number; ruleKey: string }>();
   const triggered: { rule: Rule; finding: Finding }[] = [];
-  for (const candidate of ordered) {
+  for (let k = 0; k < ordered.length; k += 1) {
+    const position = ordered[k];
+    const candidate = candidates[position];
     const rule = candidate.rule;
     const level = precedence[candidate.layer];
     const outcome = decide(candidate, evaluation, today, doc);
@@ -181,7 +184,7 @@ export function evaluate(compiled: CompiledRulebook, input: EvaluationInput): Ev
         covered.set(rule.concern, { level, ruleKey: rule.rule_key });
       }
     }
-    outcomes.set(candidate, outcome);
+    outcomes[position] = outcome;
     if (outcome.status === "triggered") {
       triggered.push({
         rule,
@@ -207,9 +210,38 @@ export function evaluate(compiled: CompiledRulebook, input: EvaluationInput): Ev
   return {
     ...score,
     findings: triggered.map((entry) => entry.finding),
-    outcomes: candidates.map((candidate) => outcomes.get(candidate) as RuleOutcome),
+    outcomes,
     document: doc,
   };
+}
+
+/** Candidate lists in order of precedence, per list and precedence table (sorted once). */
+const orderedCache = new WeakMap<
+  readonly CompiledRule[],
+  Map<Readonly<Record<Layer, number>>, readonly number[]>
+>();
+
+/**
+ * The candidates' positions, rules of higher precedence first (a stable sort:
+ * otherwise in order).
+ */
+function byPrecedence(
+  candidates: readonly CompiledRule[],
+  precedence: Readonly<Record<Layer, number>>,
+): readonly number[] {
+  let byTable = orderedCache.get(candidates);
+  if (byTable === undefined) {
+    byTable = new Map();
+    orderedCache.set(candidates, byTable);
+  }
+  let ordered = byTable.get(precedence);
+  if (ordered === undefined) {
+    ordered = candidates.map((_, position) => position).sort((a, b) =>
+      precedence[candidates[a].layer] - precedence[candidates[b].layer]
+    );
+    byTable.set(precedence, ordered);
+  }
+  return ordered;
 }
 
 function decide(
@@ -227,8 +259,9 @@ function decide(
       evidence: [],
     };
   }
-  const spans: EvidenceSpan[] = [];
-  evaluation.evidence = spans;
+  // Evidence of each test in its own list (no list is cut back or emptied between tests).
+  const scope: EvidenceSpan[] = [];
+  evaluation.evidence = scope;
   try {
     if (candidate.applies !== undefined && !evaluation.test(candidate.applies)) {
       return {
@@ -239,23 +272,23 @@ function decide(
       };
     }
     if (candidate.exempt !== undefined) {
-      const scope = spans.length;
+      const exempting: EvidenceSpan[] = [];
+      evaluation.evidence = exempting;
       if (evaluation.test(candidate.exempt)) {
         return {
           rule_key,
           status: "not_applicable",
           reason: "exempt",
-          evidence: toEvidence(doc, spans.slice(scope)),
+          evidence: toEvidence(doc, exempting),
         };
       }
-      spans.length = scope;
     }
     // What the violation test found comes first: it is what the finding is about; what
     // brought the rule into scope follows, if there is room.
-    const scope = spans.slice();
-    spans.length = 0;
+    const spans: EvidenceSpan[] = [];
+    evaluation.evidence = spans;
     const violated = evaluation.test(candidate.violation);
-    spans.push(...scope);
+    for (let k = 0; k < scope.length; k += 1) spans.push(scope[k]);
     return {
       rule_key,
       status: violated ? "triggered" : "passed",
@@ -268,11 +301,12 @@ function decide(
 
 function toEvidence(doc: Document, spans: readonly EvidenceSpan[]): Evidence[] {
   const out: Evidence[] = [];
-  const seen = new Set<number>();
+  // First tokens already quoted (at most MAX_EVIDENCE_PER_FINDING: a list beats a Set).
+  const seen: number[] = [];
   for (const span of spans) {
     if (out.length >= MAX_EVIDENCE_PER_FINDING) break;
-    if (span.first >= doc.length || seen.has(span.first)) continue;
-    seen.add(span.first);
+    if (span.first >= doc.length || seen.includes(span.first)) continue;
+    seen.push(span.first);
     const pieceIndex = doc.piece[span.first];
     const piece = doc.pieces[pieceIndex];
     const last = Math.max(span.first, span.end - 1);

@@ -61,6 +61,8 @@ export interface CompiledAtom {
   readonly quoted?: boolean;
   readonly speaker?: Role | "none" | "not_user";
   readonly at?: "start" | "end" | "first_bot_turn" | "last_bot_turn";
+  /** Whether any filter above is set (else every match of the entry is a hit). */
+  readonly filtered: boolean;
 }
 
 /** A compiled expression node. */
@@ -204,18 +206,29 @@ export class ExpressionCompiler {
 
   #newAtom(atom: Atom): CompiledAtom {
     const slot = this.#slots++;
-    if (typeof atom === "string") return { slot, entry: this.#concept(atom) };
-    const entry = "concept" in atom ? this.#concept(atom.concept) : this.#lexicon.add(atom.terms);
+    const filters: Exclude<Atom, string> | Record<string, undefined> = typeof atom === "string"
+      ? {}
+      : atom;
+    const entry = typeof atom === "string"
+      ? this.#concept(atom)
+      : "concept" in atom
+      ? this.#concept(atom.concept)
+      : this.#lexicon.add(atom.terms);
+    // Every atom has every field (undefined when absent): one object shape, so that the
+    // evaluator's reads of them stay monomorphic.
     return {
       slot,
       entry,
-      ...(atom.polarity === undefined ? {} : { polarity: atom.polarity }),
-      ...(atom.mood === undefined ? {} : { mood: atom.mood }),
-      ...(atom.visible === undefined ? {} : { visible: atom.visible }),
-      ...(atom.where === undefined ? {} : { where: new Set(atom.where) }),
-      ...(atom.quoted === undefined ? {} : { quoted: atom.quoted }),
-      ...(atom.speaker === undefined ? {} : { speaker: atom.speaker }),
-      ...(atom.at === undefined ? {} : { at: atom.at }),
+      polarity: filters.polarity,
+      mood: filters.mood,
+      visible: filters.visible,
+      where: filters.where === undefined ? undefined : new Set(filters.where),
+      quoted: filters.quoted,
+      speaker: filters.speaker,
+      at: filters.at,
+      filtered: filters.polarity !== undefined || filters.mood !== undefined ||
+        filters.visible !== undefined || filters.where !== undefined ||
+        filters.quoted !== undefined || filters.speaker !== undefined || filters.at !== undefined,
     };
   }
 
@@ -238,8 +251,9 @@ export class Evaluation {
   readonly doc: Document;
   readonly #matches: Matches[];
   readonly #memo: (number[] | undefined)[];
-  readonly #startLimit: number;
-  readonly #endFrom: number;
+  /** The opening and closing words' limits (see `#limits`), -1 until first needed. */
+  #startLimit = -1;
+  #endFrom = -1;
   readonly #firstBotTurn: number;
   readonly #lastBotTurn: number;
   #patternText: string | null = null;
@@ -256,15 +270,24 @@ export class Evaluation {
     this.doc = doc;
     this.#matches = matches;
     this.#memo = new Array(slots);
-    // The opening and closing words: the first and last max(60, 8%) visible tokens.
+    const bots = doc.turns.filter((turn) => turn.role === "bot");
+    this.#firstBotTurn = bots[0]?.index ?? -2;
+    this.#lastBotTurn = bots[bots.length - 1]?.index ?? -2;
+  }
+
+  /**
+   * The opening and closing words: the first and last max(60, 8%) visible
+   * tokens; `#startLimit` is where the first end, `#endFrom` where the last
+   * start. Found on first use: most documents' rules never ask.
+   */
+  #limits(): void {
+    if (this.#startLimit >= 0) return;
+    const doc = this.doc;
     let visible = 0;
     for (let i = 0; i < doc.length; i += 1) if (doc.flags[i] & TOKEN_VISIBLE) visible += 1;
     const window = Math.max(60, Math.ceil(visible * 0.08));
     this.#startLimit = tokenOfVisible(doc, window);
-    this.#endFrom = visible <= window ? 0 : tokenOfVisible(doc, visible - window);
-    const bots = doc.turns.filter((turn) => turn.role === "bot");
-    this.#firstBotTurn = bots[0]?.index ?? -2;
-    this.#lastBotTurn = bots[bots.length - 1]?.index ?? -2;
+    this.#endFrom = visible <= window ? 0 : lastVisible(doc, window);
   }
 
   /** Evaluates an expression; evidence goes to `this.evidence` when it is not null. */
@@ -364,8 +387,13 @@ export class Evaluation {
     if (all === undefined) {
       const matches = this.#matches[atom.entry];
       all = [];
-      for (let k = 0; k < matches.starts.length; k += 1) {
-        if (this.#passes(atom, matches.starts[k], matches.ends[k])) all.push(k);
+      const count = matches.starts.length;
+      if (!atom.filtered) {
+        for (let k = 0; k < count; k += 1) all.push(k);
+      } else {
+        for (let k = 0; k < count; k += 1) {
+          if (this.#passes(atom, matches.starts[k], matches.ends[k])) all.push(k);
+        }
       }
       this.#memo[atom.slot] = all;
     }
@@ -399,8 +427,10 @@ export class Evaluation {
     const doc = this.doc;
     switch (region) {
       case "start":
+        this.#limits();
         return { first: 0, end: this.#startLimit };
       case "end":
+        this.#limits();
         return { first: this.#endFrom, end: doc.length };
       case "opening": {
         const first = this.#scope?.first ?? 0;
@@ -459,6 +489,7 @@ export class Evaluation {
       }
     }
     const noBot = this.#firstBotTurn < 0;
+    if (atom.at !== undefined) this.#limits();
     if (
       (atom.at === "start" || (atom.at === "first_bot_turn" && noBot)) && start >= this.#startLimit
     ) {
@@ -703,4 +734,20 @@ function tokenOfVisible(doc: Document, count: number): number {
     }
   }
   return doc.length;
+}
+
+/**
+ * The token of the `count`-th visible token from the end (counting from 1),
+ * for 0 < count <= the visible tokens: the same token as
+ * `tokenOfVisible(doc, visible - count)`, found from the end.
+ */
+function lastVisible(doc: Document, count: number): number {
+  let seen = 0;
+  for (let i = doc.length - 1; i >= 0; i -= 1) {
+    if (doc.flags[i] & TOKEN_VISIBLE) {
+      seen += 1;
+      if (seen === count) return i;
+    }
+  }
+  return 0;
 }

@@ -29,7 +29,8 @@ interface WordPattern {
 }
 
 interface TrieNode {
-  next: Map<string, TrieNode> | null;
+  /** Children by word number (the lexicon numbers the words of its terms). */
+  next: Map<number, TrieNode> | null;
   prefixes: { prefix: string; node: TrieNode }[] | null;
   /** Lexicon entries (concept ids) whose term ends here. */
   ends: number[] | null;
@@ -170,11 +171,18 @@ const NO_MATCHES: Matches = Object.freeze({
 /** Most words whose first step a lexicon remembers, over its whole trie and all its views. */
 const ROOT_STEP_BUDGET = 200_000;
 
+/** A document word whose lexicon number match() has not looked up yet. */
+const NOT_LOOKED_UP = -2;
+
 /** The first step of a word that starts no term (shared, never written to). */
 const NO_STEPS: TrieNode[] = Object.freeze([]) as unknown as TrieNode[];
 
-/** The child of `node` for one word pattern, made when missing. */
-function step(node: TrieNode, pattern: WordPattern): TrieNode {
+/**
+ * The child of `node` for one word pattern, made when missing. Whole words
+ * get a number in `numbers` (shared by a lexicon's tries), by which nodes
+ * hold their children.
+ */
+function step(node: TrieNode, pattern: WordPattern, numbers: Map<string, number>): TrieNode {
   if (pattern.prefix) {
     node.prefixes ??= [];
     let entry = node.prefixes.find((p) => p.prefix === pattern.word);
@@ -184,11 +192,16 @@ function step(node: TrieNode, pattern: WordPattern): TrieNode {
     }
     return entry.node;
   }
+  let number = numbers.get(pattern.word);
+  if (number === undefined) {
+    number = numbers.size;
+    numbers.set(pattern.word, number);
+  }
   node.next ??= new Map();
-  let child = node.next.get(pattern.word);
+  let child = node.next.get(number);
   if (child === undefined) {
     child = newNode();
-    node.next.set(pattern.word, child);
+    node.next.set(number, child);
   }
   return child;
 }
@@ -203,9 +216,12 @@ class Trie {
   readonly root = newNode();
   readonly #rootSteps = new Map<string, TrieNode[]>();
   readonly #budget: { left: number };
+  /** The lexicon's word numbers (shared by its tries). */
+  readonly #numbers: Map<string, number>;
 
-  constructor(budget: { left: number }) {
+  constructor(budget: { left: number }, numbers: Map<string, number>) {
     this.#budget = budget;
+    this.#numbers = numbers;
   }
 
   /**
@@ -224,7 +240,7 @@ class Trie {
       for (const state of states) {
         for (const alternative of alternatives) {
           let node = state;
-          for (const pattern of alternative) node = step(node, pattern);
+          for (const pattern of alternative) node = step(node, pattern, this.#numbers);
           if (seen === null && next.length >= 32) seen = new Set(next);
           if (seen === null ? next.includes(node) : seen.has(node)) continue;
           next.push(node);
@@ -257,7 +273,8 @@ class Trie {
     if (steps === undefined) {
       steps = [];
       const node = this.root;
-      const child = node.next?.get(word);
+      const number = this.#numbers.get(word);
+      const child = number === undefined ? undefined : node.next?.get(number);
       if (child !== undefined) steps.push(child);
       if (node.prefixes !== null) {
         for (const entry of node.prefixes) {
@@ -308,6 +325,8 @@ interface Entry {
 export class Lexicon {
   /** Words whose first step the lexicon's tries may still remember. */
   readonly #budget = { left: ROOT_STEP_BUDGET };
+  /** A number per distinct word of the terms (not prefixes), by which trie nodes hold children. */
+  readonly #numbers = new Map<string, number>();
   /** The whole lexicon's trie, once a match without a view has needed it. */
   #trie: Trie | null = null;
   readonly #entries: Entry[] = [];
@@ -345,7 +364,7 @@ export class Lexicon {
   /** The whole lexicon's trie, built on first use. */
   #whole(): Trie {
     if (this.#trie === null) {
-      const trie = new Trie(this.#budget);
+      const trie = new Trie(this.#budget, this.#numbers);
       for (let id = 0; id < this.#size; id += 1) this.#insert(trie, id);
       this.#trie = trie;
     }
@@ -365,7 +384,7 @@ export class Lexicon {
     const key = ids.join(",");
     let view = this.#views.get(key);
     if (view === undefined) {
-      const trie = new Trie(this.#budget);
+      const trie = new Trie(this.#budget, this.#numbers);
       for (const id of ids) this.#insert(trie, id);
       view = { entries: ids, trie };
       this.#views.set(key, view);
@@ -380,8 +399,13 @@ export class Lexicon {
    */
   match(doc: Document, view?: LexiconView | null): Matches[] {
     const trie = view == null ? this.#whole() : view.trie as Trie;
-    const { words, sentence } = doc;
+    const { words, sentence, wordId } = doc;
     const n = doc.length;
+    // The first step of each of the document's words, looked up once per word (by its number).
+    const firstSteps: (TrieNode[] | undefined)[] = new Array(doc.wordIds);
+    // And its number in the lexicon (-1: in no term), once per word: NOT_LOOKED_UP until needed.
+    const numbers = new Int32Array(doc.wordIds).fill(NOT_LOOKED_UP);
+    const lexiconNumbers = this.#numbers;
     const frontier = this.#frontier;
     const depth = this.#depth;
     // Matches go to one flat buffer of (entry, start, end) first, then to each entry:
@@ -390,7 +414,9 @@ export class Lexicon {
     let count = 0;
     const perEntry = new Int32Array(this.#size);
     for (let i = 0; i < n; i += 1) {
-      const first = trie.fromRoot(words[i]);
+      const id = wordId[i];
+      let first = firstSteps[id];
+      if (first === undefined) first = firstSteps[id] = trie.fromRoot(words[i]);
       if (first.length === 0) continue;
       // Indexed loops, not for-of: here V8 allocated an iterator per loop (measured: about
       // 500 KB of garbage per 30,000 characters of text, five times the matches themselves).
@@ -423,15 +449,23 @@ export class Lexicon {
         if (
           end < n && sentence[end] === sentence[i] && (node.next !== null || node.prefixes !== null)
         ) {
-          const word = words[end];
-          const child = node.next?.get(word);
-          if (child !== undefined) {
-            frontier[top] = child;
-            depth[top] = end + 1;
-            top += 1;
+          const next = node.next;
+          if (next !== null) {
+            const word = wordId[end];
+            let number = numbers[word];
+            if (number === NOT_LOOKED_UP) {
+              number = numbers[word] = lexiconNumbers.get(words[end]) ?? -1;
+            }
+            const child = number < 0 ? undefined : next.get(number);
+            if (child !== undefined) {
+              frontier[top] = child;
+              depth[top] = end + 1;
+              top += 1;
+            }
           }
           const prefixes = node.prefixes;
           if (prefixes !== null) {
+            const word = words[end];
             for (let q = 0; q < prefixes.length; q += 1) {
               const entry = prefixes[q];
               if (word.startsWith(entry.prefix)) {

@@ -502,3 +502,33 @@ Deno.test("dialogue: reply.has, the last bot turn, the end, and 'within: turn'",
   assert.equal(turns(["bot", "This is Sam. Long day? Our bot can help."]), "triggered");
   assert.equal(turns(["bot", "This is Sam."], ["bot", "A bot can help."]), "passed");
 });
+
+Deno.test("the opening and closing words are the first and last 60 visible words, exactly", () => {
+  // 100 words: the window is max(60, 8%) = 60, so the opening is words 0-59, the closing 40-99.
+  const text = (at: number) =>
+    Array.from({ length: 100 }, (_, k) => k === at ? "bot" : `w${k}x`).join(" ") + ".";
+  const opening = book([rule("r", { violation: { in: "start", test: { has: "ai" } } })]);
+  const closing = book([rule("r", { violation: { in: "end", test: { has: "ai" } } })]);
+  const atStart = book([rule("r", { violation: { has: { concept: "ai", at: "start" } } })]);
+  const atEnd = book([rule("r", { violation: { has: { concept: "ai", at: "end" } } })]);
+  for (
+    const [at, inOpening, inClosing] of [
+      [0, true, false],
+      [39, true, false],
+      [40, true, true],
+      [
+        59,
+        true,
+        true,
+      ],
+      [60, false, true],
+      [99, false, true],
+    ] as const
+  ) {
+    const expect = (yes: boolean) => yes ? "triggered" : "passed";
+    assert.equal(status(opening, text(at)), expect(inOpening), `in start, word ${at}`);
+    assert.equal(status(atStart, text(at)), expect(inOpening), `at start, word ${at}`);
+    assert.equal(status(closing, text(at)), expect(inClosing), `in end, word ${at}`);
+    assert.equal(status(atEnd, text(at)), expect(inClosing), `at end, word ${at}`);
+  }
+});

@@ -237,6 +237,32 @@ Deno.test("readText() keeps ordinals as numbers, so dates stay readable", () => 
   assert.ok(readText("a b0t").words.includes("bot"), "digits for letters still read as letters");
 });
 
+Deno.test("readText() reads every word as itself, and a repeated word as the same word", () => {
+  // Many distinct words (so that many share a slot of the builder's word table), in mixed case,
+  // each repeated; and long words whose codes in that table are equal ("zzzzzzzzzzy" and
+  // "zzzzzzzzzzz" round to one number), which only their characters tell apart.
+  const expected: string[] = [];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff);
+  const alphabet = "abcdefghijklmnopqrstuvwxyz";
+  for (let k = 0; k < 3000; k += 1) {
+    let word = "";
+    const length = 2 + next() % 14;
+    // At least one letter up front: a run of digits alone may read differently (ordinals, leet).
+    word += alphabet[next() % 26];
+    while (word.length < length) word += alphabet[next() % 26];
+    expected.push(word);
+  }
+  expected.push("zzzzzzzzzzy", "zzzzzzzzzzz", "zzzzzzzzzzzzy", "zzzzzzzzzzzzz");
+  const text = expected.map((w, i) => i % 3 === 0 ? w.toUpperCase() : w).join(" ");
+  const doc = readText(`${text} ${expected.join(" ")}`);
+  assert.deepEqual(words(doc), [...expected, ...expected]);
+  const n = expected.length;
+  for (let i = 0; i < n; i += 1) {
+    assert.equal(doc.wordId[i], doc.wordId[n + i], `"${expected[i]}" numbered once`);
+  }
+});
+
 Deno.test("Lexicon.match() keeps every branch of a wide trie walk", () => {
   const lexicon = new Lexicon();
   const ids = Array.from({ length: 80 }, (_, i) => lexicon.add([`ab${"c".repeat(i + 1)}*`]));

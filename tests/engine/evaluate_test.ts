@@ -8,6 +8,7 @@ import {
   type Rule,
   validateRulebook,
 } from "../../shared/engine/mod.ts";
+import { excerptAround } from "../../shared/engine/evidence_excerpt.ts";
 
 function rule(overrides: Partial<Rule> & { rule_key: string }): Rule {
   return {
@@ -308,4 +309,15 @@ Deno.test("evaluate() matches a document once, however many jurisdictions read i
     surface: "transcript",
   });
   assert.equal(calls, 2, "a new document is matched afresh");
+});
+
+Deno.test("evidence excerpts collapse every kind of whitespace run to one space", () => {
+  for (const gap of ["  ", "\t", "\n", "\r\n", "\n\n", "\u00a0", " \u2003 ", "\u3000"]) {
+    const text = `Meet Ava,${gap}our AI nurse.`;
+    const start = text.indexOf("AI");
+    assert.equal(excerptAround(text, start, start + 2), "Meet Ava, our AI nurse.", `gap ${[gap]}`);
+  }
+  // Single spaces only: the text as it is, trimmed.
+  const plain = "  Meet Ava, our AI nurse.  ";
+  assert.equal(excerptAround(plain, 17, 19), "Meet Ava, our AI nurse.");
 });

@@ -246,7 +246,9 @@ function isAsciiAlnum(c: number): boolean {
 export class DocumentBuilder {
   readonly #kind: DocumentKind;
   readonly #pieces: Piece[] = [];
-  readonly #words: string[] = [];
+  /** The tokens' words: allocated with the columns (up to `#capacity`), `#count` of them set. */
+  #words: string[] = [];
+  #count = 0;
   // Per-token columns, views of one buffer grown as a whole; the document gets views, not copies.
   #capacity = 0;
   #piece = EMPTY_INT32;
@@ -255,7 +257,10 @@ export class DocumentBuilder {
   #sentence = EMPTY_INT32;
   #clause = EMPTY_INT32;
   #block = EMPTY_INT32;
+  #wordId = EMPTY_INT32;
   #flags = new Uint8Array(0);
+  /** Numbers of words pushed other than through the word table (contractions, split words). */
+  readonly #otherIds = new Map<string, number>();
   readonly #question: number[] = [0];
   readonly #blockTurn: number[] = [-1];
   readonly #turns: Turn[] = [];
@@ -311,7 +316,7 @@ export class DocumentBuilder {
     this.#turn = this.#turns.length;
     this.#turnRole = role;
     this.#turnTime = time;
-    this.#turnStart = this.#words.length;
+    this.#turnStart = this.#count;
     this.#turnPiece = -1;
     this.#turnTextStart = -1;
     this.#turnTextEnd = -1;
@@ -328,7 +333,7 @@ export class DocumentBuilder {
       roleIndex: this.#roleCounts[this.#turnRole]++,
       time: this.#turnTime,
       firstToken: this.#turnStart,
-      endToken: this.#words.length,
+      endToken: this.#count,
       piece: Math.max(0, this.#turnPiece),
       textStart: Math.max(0, this.#turnTextStart),
       textEnd: Math.max(0, this.#turnTextEnd),
@@ -357,7 +362,8 @@ export class DocumentBuilder {
   build(): Document {
     this.endTurn();
     this.#endSentence(false);
-    const n = this.#words.length;
+    const n = this.#count;
+    this.#words.length = n;
     return {
       kind: this.#kind,
       pieces: this.#pieces,
@@ -368,6 +374,8 @@ export class DocumentBuilder {
       sentence: this.#sentence.subarray(0, n),
       clause: this.#clause.subarray(0, n),
       block: this.#block.subarray(0, n),
+      wordId: this.#wordId.subarray(0, n),
+      wordIds: this.#table.idCount,
       flags: this.#flags.subarray(0, n),
       question: Uint8Array.from(this.#question),
       blockTurn: Int32Array.from(this.#blockTurn),
@@ -393,15 +401,31 @@ export class DocumentBuilder {
   }
 
   #push(word: string, start: number, end: number): void {
-    this.#pushWord(word, start, end, word.length >= 3 && word.length <= 8 && isClauseWord(word));
+    let id = this.#otherIds.get(word);
+    if (id === undefined) {
+      id = this.#table.newId();
+      this.#otherIds.set(word, id);
+    }
+    this.#pushWord(
+      word,
+      id,
+      start,
+      end,
+      word.length >= 3 && word.length <= 8 && isClauseWord(word),
+    );
   }
 
-  /** Appends a token; `clause`: the word starts a clause ("but", "however", ...). */
-  #pushWord(word: string, start: number, end: number, clause: boolean): void {
+  /**
+   * Appends a token; `id`: its word's number (see Document.wordId); `clause`: the word starts a
+   * clause ("but", "however", ...).
+   */
+  #pushWord(word: string, id: number, start: number, end: number, clause: boolean): void {
     if (clause) this.#newClause();
-    const at = this.#words.length;
-    this.#words.push(word);
+    const at = this.#count;
     if (at === this.#capacity) this.#grow();
+    this.#words[at] = word;
+    this.#count = at + 1;
+    this.#wordId[at] = id;
     this.#piece[at] = this.#pieceNo;
     this.#start[at] = start;
     this.#end[at] = end;
@@ -419,12 +443,12 @@ export class DocumentBuilder {
   }
 
   #grow(): void {
-    this.#allocate(this.#capacity * 2, this.#words.length);
+    this.#allocate(this.#capacity * 2, this.#count);
   }
 
   /** (Re)allocates the columns in one buffer, keeping the first `keep` tokens. */
   #allocate(capacity: number, keep: number): void {
-    const buffer = new ArrayBuffer(capacity * (6 * 4 + 1));
+    const buffer = new ArrayBuffer(capacity * (7 * 4 + 1));
     const column = (i: number, old: Int32Array) => {
       const next = new Int32Array(buffer, i * 4 * capacity, capacity);
       if (keep > 0) next.set(old.subarray(0, keep));
@@ -436,9 +460,14 @@ export class DocumentBuilder {
     this.#sentence = column(3, this.#sentence);
     this.#clause = column(4, this.#clause);
     this.#block = column(5, this.#block);
-    const flags = new Uint8Array(buffer, 24 * capacity, capacity);
+    this.#wordId = column(6, this.#wordId);
+    const flags = new Uint8Array(buffer, 28 * capacity, capacity);
     if (keep > 0) flags.set(this.#flags.subarray(0, keep));
     this.#flags = flags;
+    // Set by index, not pushed: an array grown by push is copied each time it fills.
+    const words: string[] = new Array(capacity);
+    for (let i = 0; i < keep; i += 1) words[i] = this.#words[i];
+    this.#words = words;
     this.#capacity = capacity;
   }
 
@@ -765,20 +794,21 @@ export class DocumentBuilder {
           let sawUpper = false;
           let mixed = false;
           let sawDigit = false;
-          // Hash of the lower-cased word, for the word table.
-          let hash = 0;
+          // The lower-cased word as a base-37 number (digits 1-10, letters 11-36), for the
+          // word table: exact, so one word's alone, up to WORD_CODE_EXACT characters.
+          let code = 0;
           while (j < n) {
             const d = text.charCodeAt(j);
             if (d >= 97 && d <= 122) {
               sawLower = true;
-              hash = Math.imul(hash, 31) + d | 0;
+              code = code * 37 + (d - 86);
             } else if (d >= 65 && d <= 90) {
               if (sawLower || (sawUpper && j + 1 < n && isLowerAt(text, j + 1))) mixed = true;
               sawUpper = true;
-              hash = Math.imul(hash, 31) + d + 32 | 0;
+              code = code * 37 + (d - 54);
             } else if (d >= 48 && d <= 57) {
               sawDigit = true;
-              hash = Math.imul(hash, 31) + d | 0;
+              code = code * 37 + (d - 47);
             } else break;
             j += 1;
           }
@@ -786,18 +816,20 @@ export class DocumentBuilder {
           if (!mixed && endsWordPlainly(next, j - i)) {
             // The commonest case: the word cannot grow (no apostrophe, dotted acronym or
             // entity follows), so it is emitted at once, without the per-word state.
-            this.#settle(c >= 97 && c <= 122);
+            // (#settle has nothing to settle without a line break or sentence end pending.)
+            if (this.#newlines !== 0 || this.#pending !== 0) this.#settle(c >= 97 && c <= 122);
             const table = this.#table;
-            const word = table.word(text, i, j, hash, sawUpper);
+            const word = table.word(text, i, j, code, sawUpper);
             this.#lastWord = word;
             if (sawDigit) this.#emit(word, i, j, NO_SPLITS, PLAIN_DIGITS);
             else {
               // How #emitLetters reads the word depends on the word alone: decided once per
               // distinct word of the document.
-              let plan = table.plan;
-              if (plan === PLAN_UNKNOWN) plan = table.setPlan(letterPlan(word));
+              const slot = table.slot;
+              let plan = table.plans[slot];
+              if (plan === PLAN_UNKNOWN) plan = table.plans[slot] = letterPlan(word);
               if (plan === PLAN_SPECIAL) this.#emitLetters(word, i, j);
-              else this.#pushWord(word, i, j, plan === PLAN_CLAUSE);
+              else this.#pushWord(word, table.ids[slot], i, j, plan === PLAN_CLAUSE);
             }
             if (next === 32 && (this.#pending === 0 || !this.#textLines)) {
               this.#spaceBefore = true;
@@ -870,8 +902,22 @@ function letterPlan(word: string): number {
 }
 
 /**
- * The distinct words of one document, by hash of their folded characters: a
- * word seen before is returned as the same string, without slicing and
+ * Words of at most this many characters have distinct codes (37^10 < 2^53: a
+ * double holds the code exactly), so equal codes mean equal words.
+ */
+const WORD_CODE_EXACT = 10;
+
+/** The table slot of a word code: its low 32 bits, mixed. */
+function codeSlot(code: number, mask: number): number {
+  const h = Math.imul(code | 0, 0x9e3779b1);
+  return (h ^ (h >>> 15)) & mask;
+}
+
+/**
+ * The distinct words of one document, by code of their folded characters (see
+ * `#read`: a base-37 number of the lower-cased word, exact up to
+ * WORD_CODE_EXACT characters, so that a short word found needs no
+ * character comparison): a word seen before is returned as the same string, without slicing and
  * lower-casing it again, and a string reused keeps the hash V8 caches on it,
  * so the lexicon's lookups of repeated words do not hash them again. Holds
  * only the words of the document being built.
@@ -879,11 +925,16 @@ function letterPlan(word: string): number {
 class WordTable {
   #mask: number;
   #words: (string | undefined)[];
-  #hashes: Int32Array;
-  #plans: Int8Array;
+  #codes: Float64Array;
+  /** Per slot: how the word is emitted (PLAN_UNKNOWN until set; the reader sets it). */
+  plans: Int8Array;
+  /** Per slot: the word's number (Document.wordId). */
+  ids: Int32Array;
   #size = 0;
+  /** Numbers given out, to the table's words and others'. */
+  #nextId = 0;
   /** The slot of the word last returned by `word()`. */
-  #slot = 0;
+  slot = 0;
 
   /** @param expected words the document is expected to hold (a few distinct ones need little room) */
   constructor(expected: number) {
@@ -892,32 +943,33 @@ class WordTable {
     while (capacity < expected && capacity < 512) capacity *= 2;
     this.#mask = capacity - 1;
     this.#words = new Array(capacity);
-    this.#hashes = new Int32Array(capacity);
-    this.#plans = new Int8Array(capacity);
+    this.#codes = new Float64Array(capacity);
+    this.plans = new Int8Array(capacity);
+    this.ids = new Int32Array(capacity);
   }
 
-  /** The plan of the word last returned by `word()` (PLAN_UNKNOWN until set). */
-  get plan(): number {
-    return this.#plans[this.#slot];
+  /** Word numbers given out so far. */
+  get idCount(): number {
+    return this.#nextId;
   }
 
-  /** Sets the plan of the word last returned by `word()`, and returns it. */
-  setPlan(plan: number): number {
-    this.#plans[this.#slot] = plan;
-    return plan;
+  /** A new word number, for a word pushed without the table. */
+  newId(): number {
+    return this.#nextId++;
   }
 
-  /** The lower-cased word text[from, to) (ASCII letters and digits), with its `hash`. */
-  word(text: string, from: number, to: number, hash: number, upper: boolean): string {
+  /** The lower-cased word text[from, to) (ASCII letters and digits), with its `code`. */
+  word(text: string, from: number, to: number, code: number, upper: boolean): string {
     const words = this.#words;
     const length = to - from;
-    let slot = hash & this.#mask;
+    let slot = codeSlot(code, this.#mask);
     for (;;) {
       const known = words[slot];
       if (known === undefined) break;
-      if (this.#hashes[slot] === hash && known.length === length) {
+      if (this.#codes[slot] === code && known.length === length) {
         let k = 0;
-        if (!upper) {
+        if (length <= WORD_CODE_EXACT) k = length;
+        else if (!upper) {
           // Already lower case: a native comparison.
           if (text.startsWith(known, from)) k = length;
         } else {
@@ -928,7 +980,7 @@ class WordTable {
           }
         }
         if (k === length) {
-          this.#slot = slot;
+          this.slot = slot;
           return known;
         }
       }
@@ -936,9 +988,10 @@ class WordTable {
     }
     const word = upper ? text.slice(from, to).toLowerCase() : text.slice(from, to);
     words[slot] = word;
-    this.#hashes[slot] = hash;
-    this.#plans[slot] = PLAN_UNKNOWN;
-    this.#slot = slot;
+    this.#codes[slot] = code;
+    this.plans[slot] = PLAN_UNKNOWN;
+    this.ids[slot] = this.#nextId++;
+    this.slot = slot;
     this.#size += 1;
     if (this.#size * 2 > this.#mask) this.#grow();
     return word;
@@ -946,23 +999,26 @@ class WordTable {
 
   #grow(): void {
     const words = this.#words;
-    const hashes = this.#hashes;
-    const plans = this.#plans;
-    const last = this.#slot;
+    const codes = this.#codes;
+    const plans = this.plans;
+    const ids = this.ids;
+    const last = this.slot;
     const mask = this.#mask * 2 + 1;
     this.#mask = mask;
     this.#words = new Array(mask + 1);
-    this.#hashes = new Int32Array(mask + 1);
-    this.#plans = new Int8Array(mask + 1);
+    this.#codes = new Float64Array(mask + 1);
+    this.plans = new Int8Array(mask + 1);
+    this.ids = new Int32Array(mask + 1);
     for (let i = 0; i < words.length; i += 1) {
       const word = words[i];
       if (word === undefined) continue;
-      let slot = hashes[i] & mask;
+      let slot = codeSlot(codes[i], mask);
       while (this.#words[slot] !== undefined) slot = (slot + 1) & mask;
       this.#words[slot] = word;
-      this.#hashes[slot] = hashes[i];
-      this.#plans[slot] = plans[i];
-      if (i === last) this.#slot = slot;
+      this.#codes[slot] = codes[i];
+      this.plans[slot] = plans[i];
+      this.ids[slot] = ids[i];
+      if (i === last) this.slot = slot;
     }
   }
 }

@@ -72,6 +72,14 @@ export interface Document {
   readonly pieces: readonly Piece[];
   /** The folded word of each token. */
   readonly words: readonly string[];
+  /**
+   * A number per token, below `wordIds`, for per-document memos of per-word
+   * work: tokens with the same number have the same word (the same word may
+   * have more than one number).
+   */
+  readonly wordId: Int32Array;
+  /** How many word numbers the document uses. */
+  readonly wordIds: number;
   readonly piece: Int32Array;
   /** Offsets into the token's piece text: the original characters of the word. */
   readonly start: Int32Array;
