@@ -2,8 +2,7 @@ import type { z } from "zod";
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;
 /** A name shaped like a token: a credential prefix, or three or more digits in it. */
-const SECRET_LIKE =
-  /^(?:sk|pk|rk|cas|sb|whsec|xox[a-z]?|ghp|gho|glpat)[_-]|\d[^\d]*\d[^\d]*\d/i;
+const SECRET_LIKE = /^(?:sk|pk|rk|cas|sb|whsec|xox[a-z]?|ghp|gho|glpat)[_-]|\d[^\d]*\d[^\d]*\d/i;
 
 /**
  * One readable sentence from a zod error: the first issue with its path, e.g.
