@@ -9,6 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { seedRulebooks } from "../shared/admin/first_start.ts";
+import { sealRulebook } from "../shared/admin/provisioning.ts";
 import { EnvSchema } from "../shared/config.ts";
 import { McpConfig } from "../scripts/mcp.ts";
 import { AuditResponse } from "../shared/contract/audit.ts";
@@ -180,7 +181,14 @@ for (const target of dbTargets()) {
           const { published_at: _, ...rest } = book;
           return rest;
         };
-        assert.deepEqual(await get(service.query), await get(reference.query), `v${version}`);
+        // seed.sql stores the rulebook unsealed (a version validated in full on load);
+        // `admin rulebook seal` then gives it the seal a first start gives it.
+        const { seal, ...unsealed } = await get(service.query);
+        const { seal: referenceSeal, ...firstStart } = await get(reference.query);
+        assert.equal(seal ?? null, null, `v${version} from seed.sql is unsealed`);
+        assert.deepEqual(unsealed, firstStart, `v${version}`);
+        await sealRulebook(service.db, version);
+        assert.equal((await get(service.query)).seal, referenceSeal, `v${version} sealed`);
       }
 
       // The service audits with the seeded rulebook.
