@@ -149,6 +149,16 @@ export function guardConnections(
       relay.server.close();
       return;
     }
+    // A relay forwards each read at once: with Nagle's algorithm a body the
+    // relay writes in more than one piece waits for the peer's delayed ACK
+    // (about 40 ms) before its last piece is sent, on both hops.
+    try {
+      client.setNoDelay(true);
+      relay.server.setNoDelay(true);
+    } catch {
+      relay.close();
+      return;
+    }
     table.byPort.set(relay.server.localAddr.port, relay);
     const fromClient = () => {
       const now = Date.now();

@@ -5,6 +5,11 @@
  * lookup, which also reads the active version, then audit_record), one more
  * (rulebook_get) only when a version is first seen, and a newly activated
  * version is applied on the very next audit (issue 12 item 2).
+ *
+ * On PostgreSQL the same is counted on the wire: a loopback proxy between the
+ * postgres adapter and the server reads the frontend messages, and a warm
+ * audit sends at most 2 after which it waits for an answer (Sync `S`,
+ * simple Query `Q`, Flush `H`).
  */
 import assert from "node:assert/strict";
 import { generateApiKey } from "../shared/auth/api_key.ts";
@@ -14,7 +19,9 @@ import { complianceAudit } from "../shared/handlers/compliance_audit.ts";
 import { clearRulebookCache } from "../shared/engine/rulebook_cache.ts";
 import { loadSeedRulebook } from "../shared/engine/seed_rulebook.ts";
 import { rulebookActivate, rulebookImport, type RulebookToImport } from "../shared/db/rulebooks.ts";
+import { createPostgresDb } from "../shared/db/postgres_db.ts";
 import { dbTargets } from "./support/db.ts";
+import { startTcpProxy } from "./support/tcp_proxy.ts";
 import { fakeDeps, from, jsonRequest } from "./support/fake_deps.ts";
 
 /** Content that breaks several seed rules (as in compliance_audit_test.ts). */
@@ -106,3 +113,71 @@ for (const target of dbTargets()) {
     }
   });
 }
+
+const postgresTarget = dbTargets().find((target) => target.name === "postgres");
+
+Deno.test({
+  name: "complianceAudit() makes at most 2 round trips on the wire to PostgreSQL",
+  ignore: postgresTarget === undefined,
+  async fn() {
+    const t = await postgresTarget!.open();
+    const real = new URL(t.url!);
+    const proxy = startTcpProxy({ hostname: real.hostname, port: Number(real.port) });
+    // One pooled connection: every audit uses the same, already warm session
+    // (a new connection describes each statement once more, then is warm too).
+    const db = createPostgresDb(proxy.via(t.url!), { max: 1 });
+    try {
+      clearRulebookCache();
+      await rulebookImport(t.db, (await loadSeedRulebook(1)) as RulebookToImport);
+      await rulebookActivate(t.db, 1);
+      const account = await t.db.rpc<{ account_id: string }>("account_create", {
+        p_plan: "starter",
+        p_status: "active",
+      });
+      const key = await generateApiKey();
+      await t.db.rpc("api_key_create", {
+        p_account_id: account.account_id,
+        p_key_digest: key.digest,
+        p_key_prefix: key.displayPrefix,
+      });
+      const deps = { ...fakeDeps(), db };
+      const handler = complianceAudit(deps);
+      const audit = async () => {
+        const response = await handler(
+          jsonRequest("complianceAudit", { content: VIOLATING_CONTENT, jurisdiction: "CA" }, {
+            "x-api-key": key.key,
+          }),
+          from("127.0.0.1"),
+        );
+        assert.equal(response.status, 200);
+        return AuditResponse.parse(await response.json());
+      };
+      /**
+       * Frontend messages after which the client waits for the server: Sync
+       * (ends an extended-protocol exchange), a simple Query, and Flush (asks
+       * for the answers so far: an unprepared statement is described that way
+       * before it is bound, a round trip of its own).
+       */
+      const roundTrips = (types: string[]) =>
+        types.filter((type) => type === "S" || type === "Q" || type === "H");
+
+      // Cold: the rulebook is read and every statement described once.
+      await audit();
+      await audit();
+      for (let n = 3; n <= 5; n++) {
+        const before = proxy.frontendMessages().length;
+        const answer = await audit();
+        const sent = proxy.frontendMessages().slice(before);
+        const trips = roundTrips(sent).length;
+        assert.ok(trips >= 1 && trips <= 2, `a warm audit's round trips: ${sent.join(" ")}`);
+        // The audit went through the proxy: it was counted and charged.
+        assert.deepEqual(answer.usage, { count: n, monthly_limit: 1000 });
+      }
+    } finally {
+      clearRulebookCache();
+      await db.close();
+      await proxy.close();
+      await t.close();
+    }
+  },
+});

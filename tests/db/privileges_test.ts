@@ -308,4 +308,41 @@ for (const target of dbTargets()) {
       }
     },
   );
+  Deno.test(
+    `complianceAudit's warm path keeps its plans between calls [${target.name}]`,
+    async () => {
+      const t = await target.open();
+      try {
+        // The two RPCs of a warm audit are plpgsql: their statements' plans are
+        // cached per session.
+        const rpcs = await t.query<{ name: string; language: string }>(
+          `select p.proname as name, l.lanname as language
+           from pg_catalog.pg_proc p
+           join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+           join pg_catalog.pg_language l on l.oid = p.prolang
+           where n.nspname = 'public' and p.proname in ('audit_key_account', 'audit_record')
+           order by 1`,
+        );
+        assert.deepEqual(rpcs.map((row) => ({ name: row.name, language: row.language })), [
+          { name: "audit_key_account", language: "plpgsql" },
+          { name: "audit_record", language: "plpgsql" },
+        ]);
+        // The SQL helpers their statements call are inlined into those plans,
+        // not called (and planned again) on every execution: a plan that
+        // still names the function would show it here.
+        const plan = await t.query<{ "QUERY PLAN": string }>(
+          `explain verbose select app_private.current_period(),
+             app_private.iso_utc(pg_catalog.now()), app_private.audit_idempotency_window()`,
+        );
+        const text = plan.map((row) => row["QUERY PLAN"]).join("\n");
+        for (const helper of ["current_period", "iso_utc", "audit_idempotency_window"]) {
+          assert.ok(!text.includes(helper), `${helper} is inlined: ${text}`);
+        }
+        assert.match(text, /date_trunc/);
+        assert.match(text, /to_char/);
+      } finally {
+        await t.close();
+      }
+    },
+  );
 }

@@ -10,6 +10,11 @@
  *   connections are closed; `accept()` listens again on the same port.
  *
  * It listens on 127.0.0.1 only and connects only to a loopback target.
+ *
+ * It also reads what clients send as PostgreSQL frontend messages
+ * (`frontendMessages()`): the type byte of every message after the startup
+ * packet, so a test can count round trips on the wire (each Sync `S` of the
+ * extended protocol and each simple Query `Q` waits for the server's answer).
  */
 
 /** A running proxy. */
@@ -25,6 +30,12 @@ export interface TcpProxy {
   accept(): void;
   /** Connections accepted so far. */
   accepted(): number;
+  /**
+   * The type of every frontend message clients have sent so far (`P` Parse,
+   * `B` Bind, `E` Execute, `S` Sync, `Q` Query, ...), in order of arrival;
+   * startup packets (untyped) are not listed.
+   */
+  frontendMessages(): string[];
   close(): Promise<void>;
 }
 
@@ -36,6 +47,44 @@ interface Pair {
 
 const LOOPBACK = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
+/** The codes of the untyped requests that precede a startup packet. */
+const SSL_REQUEST = 80877103;
+const GSSENC_REQUEST = 80877104;
+
+/**
+ * Splits one connection's client-to-server bytes into frontend messages and
+ * reports each one's type: untyped packets (length, code) until the startup
+ * packet, then (type byte, length including itself, payload).
+ */
+function frontendReader(onMessage: (type: string) => void): (bytes: Uint8Array) => void {
+  let pending = new Uint8Array(0);
+  let startup = true;
+  return (bytes) => {
+    const joined = new Uint8Array(pending.length + bytes.length);
+    joined.set(pending);
+    joined.set(bytes, pending.length);
+    const view = new DataView(joined.buffer);
+    let at = 0;
+    while (true) {
+      if (startup) {
+        if (joined.length - at < 8) break;
+        const length = view.getInt32(at);
+        const code = view.getInt32(at + 4);
+        if (joined.length - at < length) break;
+        at += length;
+        if (code !== SSL_REQUEST && code !== GSSENC_REQUEST) startup = false;
+      } else {
+        if (joined.length - at < 5) break;
+        const length = view.getInt32(at + 1);
+        if (joined.length - at < 1 + length) break;
+        onMessage(String.fromCharCode(joined[at]));
+        at += 1 + length;
+      }
+    }
+    pending = joined.slice(at);
+  };
+}
+
 /** Starts a proxy to `target` (a loopback host and port). */
 export function startTcpProxy(target: { hostname: string; port: number }): TcpProxy {
   if (!LOOPBACK.test(target.hostname)) throw new Error("the proxy's target must be loopback");
@@ -45,6 +94,7 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
   let resumed: PromiseWithResolvers<void> | undefined;
   let listener: Deno.Listener | undefined;
   let acceptedCount = 0;
+  const messages: string[] = [];
   let port = 0;
 
   const track = (task: Promise<void>) => {
@@ -70,7 +120,12 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
     }
   };
 
-  const pump = async (from: Deno.Conn, to: Deno.Conn, pair: Pair) => {
+  const pump = async (
+    from: Deno.Conn,
+    to: Deno.Conn,
+    pair: Pair,
+    observe?: (bytes: Uint8Array) => void,
+  ) => {
     const buffer = new Uint8Array(64 * 1024);
     try {
       while (!pair.closed) {
@@ -78,6 +133,7 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
         if (n === null) break;
         await gate();
         if (pair.closed) break;
+        observe?.(buffer.subarray(0, n));
         let offset = 0;
         while (offset < n) offset += await to.write(buffer.subarray(offset, n));
       }
@@ -101,7 +157,7 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
       return;
     }
     await Promise.all([
-      pump(client, pair.upstream, pair),
+      pump(client, pair.upstream, pair, frontendReader((type) => messages.push(type))),
       pump(pair.upstream, client, pair),
     ]);
   };
@@ -153,6 +209,7 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
       if (listener === undefined) listen();
     },
     accepted: () => acceptedCount,
+    frontendMessages: () => [...messages],
     async close() {
       listener?.close();
       listener = undefined;
