@@ -12,7 +12,7 @@
  * simple Query `Q`, Flush `H`).
  */
 import assert from "node:assert/strict";
-import { generateApiKey } from "../shared/auth/api_key.ts";
+import { generateApiKey, type IssuedApiKey } from "../shared/auth/api_key.ts";
 import { AuditResponse } from "../shared/contract/audit.ts";
 import type { Db } from "../shared/db/db.ts";
 import { complianceAudit } from "../shared/handlers/compliance_audit.ts";
@@ -41,6 +41,21 @@ function countingDb(db: Db): Db & { names: string[] } {
   };
 }
 
+/** A starter account with one API key, made through the RPCs. */
+async function starterKey(db: Db): Promise<IssuedApiKey> {
+  const account = await db.rpc<{ account_id: string }>("account_create", {
+    p_plan: "starter",
+    p_status: "active",
+  });
+  const key = await generateApiKey();
+  await db.rpc("api_key_create", {
+    p_account_id: account.account_id,
+    p_key_digest: key.digest,
+    p_key_prefix: key.displayPrefix,
+  });
+  return key;
+}
+
 for (const target of dbTargets()) {
   Deno.test(`complianceAudit() makes at most 2 round trips and 1 limiter call [${target.name}]`, async () => {
     const t = await target.open();
@@ -51,16 +66,7 @@ for (const target of dbTargets()) {
         await rulebookImport(t.db, (await loadSeedRulebook(version)) as RulebookToImport);
       }
       await rulebookActivate(t.db, 1);
-      const account = await t.db.rpc<{ account_id: string }>("account_create", {
-        p_plan: "starter",
-        p_status: "active",
-      });
-      const key = await generateApiKey();
-      await t.db.rpc("api_key_create", {
-        p_account_id: account.account_id,
-        p_key_digest: key.digest,
-        p_key_prefix: key.displayPrefix,
-      });
+      const key = await starterKey(t.db);
       const db = countingDb(t.db);
       const deps = { ...fakeDeps(), db };
       const handler = complianceAudit(deps);
@@ -130,16 +136,7 @@ Deno.test({
       clearRulebookCache();
       await rulebookImport(t.db, (await loadSeedRulebook(1)) as RulebookToImport);
       await rulebookActivate(t.db, 1);
-      const account = await t.db.rpc<{ account_id: string }>("account_create", {
-        p_plan: "starter",
-        p_status: "active",
-      });
-      const key = await generateApiKey();
-      await t.db.rpc("api_key_create", {
-        p_account_id: account.account_id,
-        p_key_digest: key.digest,
-        p_key_prefix: key.displayPrefix,
-      });
+      const key = await starterKey(t.db);
       const deps = { ...fakeDeps(), db };
       const handler = complianceAudit(deps);
       const audit = async () => {
