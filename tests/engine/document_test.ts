@@ -135,6 +135,21 @@ Deno.test("readText() keeps workflow metadata lines apart from the message", () 
   assert.equal(doc.pieces[doc.piece[doc.words.indexOf("jordan")]].where, "text");
 });
 
+Deno.test("readText() reads a line that is only a bracketed stage direction as a production note", () => {
+  const doc = readText(
+    "Subject: The clip\n\n[VIDEO: his remarks redone with AI]\n" +
+      "[Image: on-screen text reads AI-generated]\nWatch it [image: alt pictured] now.",
+  );
+  const whereOf = (word: string) => {
+    const piece = doc.pieces[doc.piece[doc.words.indexOf(word)]];
+    return `${piece.where}${piece.label ? ` (${piece.label})` : ""}`;
+  };
+  assert.equal(whereOf("remarks"), "meta (production note)", "what the asset shows is not shown");
+  assert.equal(whereOf("reads"), "text", "a stage line that gives the words on screen stays text");
+  assert.equal(whereOf("alt"), "text", "a bracket inside a line stays text");
+  assert.equal(whereOf("watch"), "text");
+});
+
 Deno.test("readMessages() makes one turn per message, with its time", () => {
   const doc = readMessages([
     { sender: "bot", text: "Hi, I'm an AI.", timestamp: "2026-05-01T10:00:00Z" },

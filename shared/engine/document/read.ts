@@ -25,6 +25,20 @@ export interface DialogueMessage {
 const META_LINE =
   /^[ \t]*(?:status|internal(?: note| notes)?|workflow|routing|queue|assigned to|reviewer|review status|sent by|ticket(?: id)?|priority|agent notes?|system note)[ \t]*:/i;
 
+/**
+ * A line that is only a bracketed stage direction of a described asset,
+ * "[VIDEO: the clip re-voiced with AI]" or "[Hero: looping video of our AI model]":
+ * it says what is shown, it is not shown. Read as a production note, unless
+ * it gives the words the audience sees (a label, caption, on-screen text).
+ */
+const STAGE_LINE =
+  /^[ \t]*\[[ \t]*(?:video|hero|visual|visuals|b-roll|broll|shot|scene|sfx|music|audio|footage|clip|animation|gif|image|photo)\b[^\]\n]*\][ \t]*$/i;
+const SHOWN_WORDS = /label|caption|on[- ]?screen|disclaimer|disclosure|\bsuper\b|\breads\b|text:/i;
+
+function isStageLine(line: string): boolean {
+  return STAGE_LINE.test(line) && !SHOWN_WORDS.test(line);
+}
+
 /** Plain text, as a dialogue when its lines carry speaker labels. */
 export function readText(text: string): Document {
   const lineStarts = findDialogueLines(text) ?? undefined;
@@ -37,7 +51,10 @@ export function readText(text: string): Document {
   while (from < text.length) {
     let end = text.indexOf("\n", from);
     if (end < 0) end = text.length;
-    if (META_LINE.test(text.slice(from, Math.min(end, from + 40)))) {
+    const stage = text.charCodeAt(from) === 0x5b || text.charCodeAt(from) === 0x20
+      ? end - from <= 1000 && isStageLine(text.slice(from, end))
+      : false;
+    if (stage || META_LINE.test(text.slice(from, Math.min(end, from + 40)))) {
       if (from > textFrom) {
         builder.addPiece(text, {
           where: "text",
@@ -50,7 +67,7 @@ export function readText(text: string): Document {
       builder.newBlock();
       builder.addPiece(text, {
         where: "meta",
-        label: "metadata line",
+        label: stage ? "production note" : "metadata line",
         lines: "text",
         from,
         to: end,
