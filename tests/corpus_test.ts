@@ -14,7 +14,7 @@ import { compileRulebook, loadSeedRulebook } from "../shared/engine/mod.ts";
  * that no rule change may lower it. Issue 6 asks for 0.90 on both (target
  * 0.95); recall is not there yet. The floor was 0.87 / 0.95 on the 1,239
  * cases of rounds 1 to 3; rounds 4 to 6 added 989 harder cases written blind,
- * and on all 2,228 the rulebook measures 0.838 recall and 0.949 specificity
+ * and on all 2,228 the rulebook measures 0.840 recall and 0.949 specificity
  * (on the old 1,239 alone, 0.887 and 0.956: above their old floor). The floor
  * rises with every improvement until it reaches 0.90.
  */
