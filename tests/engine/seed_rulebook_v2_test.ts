@@ -156,3 +156,47 @@ Deno.test("an AI that speaks 'as a licensed therapist' holds itself out as one; 
     false,
   );
 });
+
+Deno.test("a Texas agency's bot must say it is AI; a clinic's 'advanced technology' is not AI", async () => {
+  const { evaluate } = await import("../../shared/engine/mod.ts");
+  const keys = (
+    input: { content?: string; messages?: { sender: "bot" | "user"; text: string }[] },
+    industry?: "healthcare",
+  ) =>
+    evaluate(compiled, {
+      ...input,
+      jurisdiction: "TX",
+      ...(industry ? { industry } : {}),
+      surface: input.messages ? "transcript" : "content",
+    }).findings.map((finding) => finding.rule_key);
+  const agency = (greeting: string) => ({
+    messages: [
+      { sender: "bot" as const, text: greeting },
+      { sender: "user" as const, text: "how do I renew my license plates?" },
+      { sender: "bot" as const, text: "You can renew online with your registration notice." },
+    ],
+  });
+  assert.ok(
+    keys(agency("Welcome to the Texas Department of Motor Vehicles help line. How can I help?"))
+      .includes("tx_traiga_government_bot_undisclosed"),
+  );
+  assert.equal(
+    keys(
+      agency(
+        "Welcome to the Texas Department of Motor Vehicles. I'm an AI assistant, not a person.",
+      ),
+    )
+      .includes("tx_traiga_government_bot_undisclosed"),
+    false,
+  );
+  assert.deepEqual(
+    keys(
+      {
+        content: "Our imaging center uses advanced technology for every MRI and CT scan. " +
+          "Patients get their results from a board-certified radiologist within 48 hours.",
+      },
+      "healthcare",
+    ),
+    [],
+  );
+});
