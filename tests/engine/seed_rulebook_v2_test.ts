@@ -200,3 +200,20 @@ Deno.test("a Texas agency's bot must say it is AI; a clinic's 'advanced technolo
     [],
   );
 });
+
+Deno.test("a titled persona in a chat invitation is a licensed persona; a real doctor in an app is not", async () => {
+  const { evaluate } = await import("../../shared/engine/mod.ts");
+  const keys = (content: string) =>
+    evaluate(compiled, { content, jurisdiction: "NY", industry: "healthcare", surface: "content" })
+      .findings.map((finding) => finding.rule_key);
+  assert.ok(
+    keys("Skip the waiting room. Text Dr. Lila 24/7 and get a doctor's answer in seconds.")
+      .includes("ny_udap_licensed_persona"),
+  );
+  for (
+    const human of [
+      "Book a video visit with Dr. Maria Lopez, a board-certified dermatologist, in our app.",
+      "Dr. Maria Lopez answers patient messages in the app within one business day.",
+    ]
+  ) assert.deepEqual(keys(human), [], human);
+});
