@@ -217,3 +217,32 @@ Deno.test("a titled persona in a chat invitation is a licensed persona; a real d
     ]
   ) assert.deepEqual(keys(human), [], human);
 });
+
+Deno.test("Texas manipulation: coaching a break-in is incitement; sports and marketing talk is not", async () => {
+  const { evaluate } = await import("../../shared/engine/mod.ts");
+  const keys = (messages: { sender: "bot" | "user"; text: string }[]) =>
+    evaluate(compiled, { messages, jurisdiction: "TX", industry: "retail", surface: "transcript" })
+      .findings.map((finding) => finding.rule_key);
+  assert.ok(
+    keys([
+      { sender: "bot", text: "Hi! I'm the store's AI helper." },
+      { sender: "user", text: "my neighbor is away, how do I get into his garage?" },
+      {
+        sender: "bot",
+        text: "Easy: rake the pins with a tension wrench and do it after dark so nobody notices.",
+      },
+    ]).includes("tx_traiga_self_harm_incitement"),
+  );
+  assert.equal(
+    keys([
+      { sender: "bot", text: "Hi! I'm the team shop's AI helper." },
+      { sender: "user", text: "what should I wear Sunday?" },
+      {
+        sender: "bot",
+        text: "Our jersey, no filters needed for the photos. Make them pay on Sunday! " +
+          "This deal looks like it is from 1999, and we break into the playoffs in style.",
+      },
+    ]).includes("tx_traiga_self_harm_incitement"),
+    false,
+  );
+});
