@@ -246,3 +246,31 @@ Deno.test("Texas manipulation: coaching a break-in is incitement; sports and mar
     false,
   );
 });
+
+Deno.test("a bot speaking as the underwriter poses as human; a loan officer's own email does not", async () => {
+  const { evaluate } = await import("../../shared/engine/mod.ts");
+  const keys = (
+    input: { content?: string; messages?: { sender: "bot" | "user"; text: string }[] },
+  ) =>
+    evaluate(compiled, {
+      ...input,
+      jurisdiction: "MA",
+      industry: "fintech",
+      surface: input.messages ? "transcript" : "content",
+    }).findings.map((finding) => finding.rule_key);
+  assert.ok(
+    keys({
+      messages: [
+        { sender: "user", text: "how long until I hear back on my loan?" },
+        { sender: "bot", text: "I'm the underwriter personally reviewing your file right now." },
+      ],
+    }).includes("ma_93a_bot_posing_as_human"),
+  );
+  assert.deepEqual(
+    keys({
+      content: "Hi Dana, I'm personally reviewing your file today and will call you by 4 pm. " +
+        "Sal himself from our Worcester branch will sign the commitment letter. - Erin, loan officer",
+    }),
+    [],
+  );
+});
