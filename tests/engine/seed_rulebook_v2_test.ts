@@ -274,3 +274,23 @@ Deno.test("a bot speaking as the underwriter poses as human; a loan officer's ow
     [],
   );
 });
+
+Deno.test("a race for office is election context; a 5k race with an AI poster is not", async () => {
+  const { evaluate } = await import("../../shared/engine/mod.ts");
+  const keys = (content: string) =>
+    evaluate(compiled, { content, jurisdiction: "FL", industry: "media", surface: "content" })
+      .findings.map((finding) => finding.rule_key);
+  assert.deepEqual(
+    keys(
+      "Poster for the Tampa Turkey Trot: an AI-generated image of our mascot crossing the line. " +
+        "Sign up for the 5k race and beat your opponent from last year!",
+    ),
+    [],
+  );
+  assert.ok(
+    keys(
+      "Mailer for the mayoral race: an AI-generated image of Mayor Javier Solis taking cash " +
+        "from a developer. He never did this.",
+    ).includes("fl_106_145_political_ai_disclaimer"),
+  );
+});
