@@ -294,3 +294,23 @@ Deno.test("a race for office is election context; a 5k race with an AI poster is
     ).includes("fl_106_145_political_ai_disclaimer"),
   );
 });
+
+Deno.test("NYC hiring: an AI interview due this Thursday lacks notice; 'we reply within 5 days' is not a deadline", async () => {
+  const { evaluate } = await import("../../shared/engine/mod.ts");
+  const notice =
+    "Thanks for applying to our Midtown Manhattan office. Your video interview is scored " +
+    "by our AI tool, which assesses communication and job qualifications using your recorded answers " +
+    "(notice under Local Law 144; our bias audit summary is on our careers page).";
+  const keys = (content: string) =>
+    evaluate(compiled, { content, jurisdiction: "NY", industry: "hr", surface: "content" })
+      .findings.map((finding) => finding.rule_key);
+  assert.ok(
+    keys(`${notice} The link opens today; complete your recording by this Thursday.`)
+      .includes("nyc_ll144_no_candidate_notice"),
+  );
+  assert.equal(
+    keys(`${notice} We reply to every candidate within 5 days of the interview.`)
+      .includes("nyc_ll144_no_candidate_notice"),
+    false,
+  );
+});
