@@ -51,12 +51,12 @@ if (import.meta.main) {
   const tables = await rulebookTables();
   if (Deno.args.includes("--write")) {
     const doc = await Deno.readTextFile(DOC);
-    const head = doc.slice(0, doc.indexOf("## Rules of the seed rulebook v2"));
+    const head = doc.slice(0, doc.indexOf("## Rules of the newest seed rulebook"));
     await Deno.writeTextFile(
       DOC,
-      `${head}## Rules of the seed rulebook v2
+      `${head}## Rules of the newest seed rulebook
 
-Generated from \`supabase/seed/rulebook_v2.json\` (\`deno run --allow-read --allow-write scripts/rulebook_tables.ts --write\`);
+Generated from the newest \`supabase/seed/rulebook_v<N>.json\` (version 3) (\`deno run --allow-read --allow-write scripts/rulebook_tables.ts --write\`);
 a test checks that every rule and statute is listed.
 
 ${tables.rules}
