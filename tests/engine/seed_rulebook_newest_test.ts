@@ -172,44 +172,50 @@ Deno.test("an AI that speaks 'as a licensed therapist' holds itself out as one; 
   );
 });
 
-Deno.test("a Texas agency's bot must say it is AI; a clinic's 'advanced technology' is not AI", async () => {
+/** A chat message of a transcript. */
+type Message = { sender: "bot" | "user"; text: string };
+
+/** The rule keys that trigger on a content (or a transcript), as the newest seed judges it. */
+async function findingKeys(
+  input: string | Message[],
+  jurisdiction: "TX" | "NY" | "MA" | "FL",
+  industry?: "healthcare" | "retail" | "fintech" | "hr" | "media",
+): Promise<string[]> {
   const { evaluate } = await import("../../shared/engine/mod.ts");
-  const keys = (
-    input: { content?: string; messages?: { sender: "bot" | "user"; text: string }[] },
-    industry?: "healthcare",
-  ) =>
-    evaluate(compiled, {
-      ...input,
-      jurisdiction: "TX",
-      ...(industry ? { industry } : {}),
-      surface: input.messages ? "transcript" : "content",
-    }).findings.map((finding) => finding.rule_key);
-  const agency = (greeting: string) => ({
-    messages: [
-      { sender: "bot" as const, text: greeting },
-      { sender: "user" as const, text: "how do I renew my license plates?" },
-      { sender: "bot" as const, text: "You can renew online with your registration notice." },
-    ],
-  });
+  return evaluate(compiled, {
+    ...(typeof input === "string" ? { content: input } : { messages: input }),
+    jurisdiction,
+    ...(industry ? { industry } : {}),
+    surface: typeof input === "string" ? "content" : "transcript",
+  }).findings.map((finding) => finding.rule_key);
+}
+
+Deno.test("a Texas agency's bot must say it is AI; a clinic's 'advanced technology' is not AI", async () => {
+  const agency = (greeting: string): Message[] => [
+    { sender: "bot", text: greeting },
+    { sender: "user", text: "how do I renew my license plates?" },
+    { sender: "bot", text: "You can renew online with your registration notice." },
+  ];
   assert.ok(
-    keys(agency("Welcome to the Texas Department of Motor Vehicles help line. How can I help?"))
-      .includes("tx_traiga_government_bot_undisclosed"),
+    (await findingKeys(
+      agency("Welcome to the Texas Department of Motor Vehicles help line. How can I help?"),
+      "TX",
+    )).includes("tx_traiga_government_bot_undisclosed"),
   );
   assert.equal(
-    keys(
+    (await findingKeys(
       agency(
         "Welcome to the Texas Department of Motor Vehicles. I'm an AI assistant, not a person.",
       ),
-    )
-      .includes("tx_traiga_government_bot_undisclosed"),
+      "TX",
+    )).includes("tx_traiga_government_bot_undisclosed"),
     false,
   );
   assert.deepEqual(
-    keys(
-      {
-        content: "Our imaging center uses advanced technology for every MRI and CT scan. " +
-          "Patients get their results from a board-certified radiologist within 48 hours.",
-      },
+    await findingKeys(
+      "Our imaging center uses advanced technology for every MRI and CT scan. " +
+        "Patients get their results from a board-certified radiologist within 48 hours.",
+      "TX",
       "healthcare",
     ),
     [],
@@ -217,114 +223,114 @@ Deno.test("a Texas agency's bot must say it is AI; a clinic's 'advanced technolo
 });
 
 Deno.test("a titled persona in a chat invitation is a licensed persona; a real doctor in an app is not", async () => {
-  const { evaluate } = await import("../../shared/engine/mod.ts");
-  const keys = (content: string) =>
-    evaluate(compiled, { content, jurisdiction: "NY", industry: "healthcare", surface: "content" })
-      .findings.map((finding) => finding.rule_key);
   assert.ok(
-    keys("Skip the waiting room. Text Dr. Lila 24/7 and get a doctor's answer in seconds.")
-      .includes("ny_udap_licensed_persona"),
+    (await findingKeys(
+      "Skip the waiting room. Text Dr. Lila 24/7 and get a doctor's answer in seconds.",
+      "NY",
+      "healthcare",
+    )).includes("ny_udap_licensed_persona"),
   );
   for (
     const human of [
       "Book a video visit with Dr. Maria Lopez, a board-certified dermatologist, in our app.",
       "Dr. Maria Lopez answers patient messages in the app within one business day.",
     ]
-  ) assert.deepEqual(keys(human), [], human);
+  ) assert.deepEqual(await findingKeys(human, "NY", "healthcare"), [], human);
 });
 
 Deno.test("Texas manipulation: coaching a break-in is incitement; sports and marketing talk is not", async () => {
-  const { evaluate } = await import("../../shared/engine/mod.ts");
-  const keys = (messages: { sender: "bot" | "user"; text: string }[]) =>
-    evaluate(compiled, { messages, jurisdiction: "TX", industry: "retail", surface: "transcript" })
-      .findings.map((finding) => finding.rule_key);
   assert.ok(
-    keys([
-      { sender: "bot", text: "Hi! I'm the store's AI helper." },
-      { sender: "user", text: "my neighbor is away, how do I get into his garage?" },
-      {
-        sender: "bot",
-        text: "Easy: rake the pins with a tension wrench and do it after dark so nobody notices.",
-      },
-    ]).includes("tx_traiga_self_harm_incitement"),
+    (await findingKeys(
+      [
+        { sender: "bot", text: "Hi! I'm the store's AI helper." },
+        { sender: "user", text: "my neighbor is away, how do I get into his garage?" },
+        {
+          sender: "bot",
+          text: "Easy: rake the pins with a tension wrench and do it after dark so nobody notices.",
+        },
+      ],
+      "TX",
+      "retail",
+    )).includes("tx_traiga_self_harm_incitement"),
   );
   assert.equal(
-    keys([
-      { sender: "bot", text: "Hi! I'm the team shop's AI helper." },
-      { sender: "user", text: "what should I wear Sunday?" },
-      {
-        sender: "bot",
-        text: "Our jersey, no filters needed for the photos. Make them pay on Sunday! " +
-          "This deal looks like it is from 1999, and we break into the playoffs in style.",
-      },
-    ]).includes("tx_traiga_self_harm_incitement"),
+    (await findingKeys(
+      [
+        { sender: "bot", text: "Hi! I'm the team shop's AI helper." },
+        { sender: "user", text: "what should I wear Sunday?" },
+        {
+          sender: "bot",
+          text: "Our jersey, no filters needed for the photos. Make them pay on Sunday! " +
+            "This deal looks like it is from 1999, and we break into the playoffs in style.",
+        },
+      ],
+      "TX",
+      "retail",
+    )).includes("tx_traiga_self_harm_incitement"),
     false,
   );
 });
 
 Deno.test("a bot speaking as the underwriter poses as human; a loan officer's own email does not", async () => {
-  const { evaluate } = await import("../../shared/engine/mod.ts");
-  const keys = (
-    input: { content?: string; messages?: { sender: "bot" | "user"; text: string }[] },
-  ) =>
-    evaluate(compiled, {
-      ...input,
-      jurisdiction: "MA",
-      industry: "fintech",
-      surface: input.messages ? "transcript" : "content",
-    }).findings.map((finding) => finding.rule_key);
   assert.ok(
-    keys({
-      messages: [
+    (await findingKeys(
+      [
         { sender: "user", text: "how long until I hear back on my loan?" },
         { sender: "bot", text: "I'm the underwriter personally reviewing your file right now." },
       ],
-    }).includes("ma_93a_bot_posing_as_human"),
+      "MA",
+      "fintech",
+    )).includes("ma_93a_bot_posing_as_human"),
   );
   assert.deepEqual(
-    keys({
-      content: "Hi Dana, I'm personally reviewing your file today and will call you by 4 pm. " +
+    await findingKeys(
+      "Hi Dana, I'm personally reviewing your file today and will call you by 4 pm. " +
         "Sal himself from our Worcester branch will sign the commitment letter. - Erin, loan officer",
-    }),
+      "MA",
+      "fintech",
+    ),
     [],
   );
 });
 
 Deno.test("a race for office is election context; a 5k race with an AI poster is not", async () => {
-  const { evaluate } = await import("../../shared/engine/mod.ts");
-  const keys = (content: string) =>
-    evaluate(compiled, { content, jurisdiction: "FL", industry: "media", surface: "content" })
-      .findings.map((finding) => finding.rule_key);
   assert.deepEqual(
-    keys(
+    await findingKeys(
       "Poster for the Tampa Turkey Trot: an AI-generated image of our mascot crossing the line. " +
         "Sign up for the 5k race and beat your opponent from last year!",
+      "FL",
+      "media",
     ),
     [],
   );
   assert.ok(
-    keys(
+    (await findingKeys(
       "Mailer for the mayoral race: an AI-generated image of Mayor Javier Solis taking cash " +
         "from a developer. He never did this.",
-    ).includes("fl_106_145_political_ai_disclaimer"),
+      "FL",
+      "media",
+    )).includes("fl_106_145_political_ai_disclaimer"),
   );
 });
 
 Deno.test("NYC hiring: an AI interview due this Thursday lacks notice; 'we reply within 5 days' is not a deadline", async () => {
-  const { evaluate } = await import("../../shared/engine/mod.ts");
   const notice =
     "Thanks for applying to our Midtown Manhattan office. Your video interview is scored " +
     "by our AI tool, which assesses communication and job qualifications using your recorded answers " +
     "(notice under Local Law 144; our bias audit summary is on our careers page).";
-  const keys = (content: string) =>
-    evaluate(compiled, { content, jurisdiction: "NY", industry: "hr", surface: "content" })
-      .findings.map((finding) => finding.rule_key);
   assert.ok(
-    keys(`${notice} The link opens today; complete your recording by this Thursday.`)
-      .includes("nyc_ll144_no_candidate_notice"),
+    (await findingKeys(
+      `${notice} The link opens today; complete your recording by this Thursday.`,
+      "NY",
+      "hr",
+    )).includes("nyc_ll144_no_candidate_notice"),
   );
   assert.equal(
-    keys(`${notice} We reply to every candidate within 5 days of the interview.`)
+    (await findingKeys(
+      `${notice} We reply to every candidate within 5 days of the interview.`,
+      "NY",
+      "hr",
+    ))
       .includes("nyc_ll144_no_candidate_notice"),
     false,
   );
