@@ -31,37 +31,13 @@ import {
   loadSeedRulebook,
 } from "../shared/engine/mod.ts";
 import { scaleRulebook } from "./synthetic_rulebook.ts";
+import { buildText, COPY, TRIGGERS } from "./support/content.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
   options: { rounds: { type: "string", default: "5" } },
 });
 const ROUNDS = Math.max(1, Number(args.rounds) || 5);
-
-const COPY = [
-  "Welcome back to BrightCart! Our spring collection is here, with free shipping on orders over $50. ",
-  "Customer: Hi, can you help me track my order? ",
-  "Assistant: Of course. Your package left our warehouse this morning and should arrive on Thursday. ",
-  "Our team hand-picks every product and tests it in our studio before it goes on sale. ",
-  "Sign up for the newsletter to hear about new arrivals, seasonal recipes and styling tips. ",
-  "Returns are free within 30 days; just print the label from your account page. ",
-];
-const TRIGGERS = [
-  "Hi, I'm a real person on the sales team, so buy now before the discount ends. ",
-  "Your personal price: $42.99, offer based on your shopping history. ",
-  "Our AI assistant never makes mistakes. ",
-];
-
-/** Deterministic marketing and chat copy of exactly `size` characters with a few trigger phrases. */
-function buildText(size: number): string {
-  let text = "";
-  let i = 0;
-  while (text.length < size) {
-    text += i % 17 === 5 ? TRIGGERS[(i / 17 | 0) % TRIGGERS.length] : COPY[i % COPY.length];
-    i += 1;
-  }
-  return text.slice(0, size);
-}
 
 /** A page of exactly `size` characters: head, navigation, paragraphs, a chat widget, a footer. */
 function buildHtml(size: number): string {

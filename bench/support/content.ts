@@ -1,6 +1,7 @@
 /** Deterministic content for bench/http.ts: audit text, a transcript, a 1 MB shop page. */
 
-const COPY = [
+/** Neutral marketing and chat lines the benchmark texts repeat. */
+export const COPY = [
   "Welcome back to BrightCart! Our spring collection is here, with free shipping on orders over $50. ",
   "Customer: Hi, can you help me track my order? ",
   "Assistant: Of course. Your package left our warehouse this morning and should arrive on Thursday. ",
@@ -8,7 +9,8 @@ const COPY = [
   "Sign up for the newsletter to hear about new arrivals, seasonal recipes and styling tips. ",
   "Returns are free within 30 days; just print the label from your account page. ",
 ];
-const TRIGGERS = [
+/** Lines that trigger rules, mixed into the benchmark texts. */
+export const TRIGGERS = [
   "Hi, I'm a real person on the sales team, so buy now before the discount ends. ",
   "Your personal price: $42.99, offer based on your shopping history. ",
   "Our AI assistant never makes mistakes. ",

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { sha256Hex } from "../auth/api_key.ts";
 import type { Rulebook } from "./rulebook_schema.ts";
 
 /**
@@ -24,12 +25,8 @@ export class SealedDocument {
 }
 
 /** The seal of a document: hex SHA-256 of SEAL_CHECKS, a newline and its JSON. */
-export async function rulebookSeal(document: unknown): Promise<string> {
-  const bytes = new TextEncoder().encode(`${SEAL_CHECKS}\n${JSON.stringify(document)}`);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return hex;
+export function rulebookSeal(document: unknown): Promise<string> {
+  return sha256Hex(`${SEAL_CHECKS}\n${JSON.stringify(document)}`);
 }
 
 /** Whether a loaded document carries a seal that matches it. */

@@ -51,7 +51,8 @@ export function readText(text: string): Document {
   while (from < text.length) {
     let end = text.indexOf("\n", from);
     if (end < 0) end = text.length;
-    const stage = text.charCodeAt(from) === 0x5b || text.charCodeAt(from) === 0x20
+    const first = text.charCodeAt(from);
+    const stage = first === 0x5b || first === 0x20 || first === 0x09
       ? end - from <= 1000 && isStageLine(text.slice(from, end))
       : false;
     if (stage || META_LINE.test(text.slice(from, Math.min(end, from + 40)))) {
