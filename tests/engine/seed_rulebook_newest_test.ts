@@ -178,7 +178,7 @@ type Message = { sender: "bot" | "user"; text: string };
 /** The rule keys that trigger on a content (or a transcript), as the newest seed judges it. */
 async function findingKeys(
   input: string | Message[],
-  jurisdiction: "TX" | "NY" | "MA" | "FL",
+  jurisdiction: "TX" | "NY" | "MA" | "FL" | "ALL",
   industry?: "healthcare" | "retail" | "fintech" | "hr" | "media",
 ): Promise<string[]> {
   const { evaluate } = await import("../../shared/engine/mod.ts");
@@ -334,4 +334,22 @@ Deno.test("NYC hiring: an AI interview due this Thursday lacks notice; 'we reply
       .includes("nyc_ll144_no_candidate_notice"),
     false,
   );
+});
+
+Deno.test("Massachusetts' consumer law is a backstop like the other states': for ALL it silences none of them", async () => {
+  const keys = await findingKeys(
+    "Marketing plan: our AI writer generated 40 five-star reviews under made-up customer names " +
+      "and we posted them to our Google listing.",
+    "ALL",
+    "retail",
+  );
+  for (
+    const key of [
+      "ma_93a_ai_fake_endorsements",
+      "ca_udap_ai_fake_endorsements",
+      "tx_udap_ai_fake_endorsements",
+    ]
+  ) {
+    assert.ok(keys.includes(key), `${key} in ${keys.join(", ")}`);
+  }
 });
