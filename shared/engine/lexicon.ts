@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { DocumentBuilder } from "./document/builder.ts";
+import { DocumentBuilder, plainLiteralWords } from "./document/builder.ts";
 import type { Document } from "./document/document.ts";
 import { MAX_TERM_EXPANSIONS } from "./detector_schema.ts";
 
@@ -43,8 +43,14 @@ function newNode(): TrieNode {
 /** Words of literals already read: a rulebook repeats the same alternatives many times. */
 const termWordsCache = new Map<string, readonly string[]>();
 
-/** The folded words of a literal, as content would be tokenized. */
+/**
+ * The folded words of a literal, as content would be tokenized: most terms are
+ * plain lower-case words, split without a document; the rest are read by a
+ * DocumentBuilder (and remembered).
+ */
 export function termWords(literal: string): string[] {
+  const plain = plainLiteralWords(literal);
+  if (plain !== null) return plain;
   let words = termWordsCache.get(literal);
   if (words === undefined) {
     const builder = new DocumentBuilder("text", literal.length + 4);

@@ -16,8 +16,10 @@ import {
   loadSeedRulebook,
   readContent,
   SURFACES,
+  termWords,
 } from "../../shared/engine/mod.ts";
 import type { Matches } from "../../shared/engine/lexicon.ts";
+import { plainLiteralWords } from "../../shared/engine/document/builder.ts";
 
 /** Words of a small vocabulary, so that generated terms and texts meet often. */
 const WORDS = ["ai", "bot", "not", "human", "real", "person", "nurse", "chat", "chatbot", "we"];
@@ -155,4 +157,25 @@ Deno.test("narrowing to a jurisdiction's and industry's rules never changes an e
     }),
     { numRuns: 400 },
   );
+});
+
+Deno.test("termWords() splits a plain literal as a document reads it, for every literal of the seed rulebook", async () => {
+  const seed = await loadSeedRulebook();
+  const literals = new Set<string>(["u", "ur", "im", "dont", "medibot", "robots", "cannot"]);
+  for (const concept of Object.values(seed.concepts ?? {})) {
+    for (const term of "terms" in concept ? concept.terms : []) {
+      for (const alternative of term.replace(/[()?*]/g, " ").split("|")) {
+        literals.add(alternative.trim().replace(/\s+/g, " "));
+      }
+    }
+  }
+  let plain = 0;
+  for (const literal of literals) {
+    if (literal === "") continue;
+    const read = readContent(literal).words;
+    if (plainLiteralWords(literal) !== null) plain += 1;
+    assert.deepEqual(termWords(literal), read, JSON.stringify(literal));
+  }
+  // The fast path is the common one (and the one this test is about).
+  assert.ok(plain > literals.size / 2, `${plain} of ${literals.size} literals were plain`);
 });

@@ -242,6 +242,35 @@ function isAsciiAlnum(c: number): boolean {
   return isAsciiLetter(c) || (c >= 48 && c <= 57);
 }
 
+/**
+ * The words of a literal of lower-case ASCII letters separated by single
+ * spaces, as a document would read them, or null when the literal is not of
+ * that form or one of its words is read otherwise ("u", a bare contraction
+ * such as "dont", a compound bot name such as "medibot"): then only a
+ * DocumentBuilder knows. Rulebook terms are mostly of this form, so that
+ * compiling a lexicon tokenizes them without building a document each.
+ */
+export function plainLiteralWords(literal: string): string[] | null {
+  const n = literal.length;
+  if (n === 0) return null;
+  let wordStart = 0;
+  const words: string[] = [];
+  for (let i = 0; i <= n; i += 1) {
+    const c = i === n ? 32 : literal.charCodeAt(i);
+    if (c === 32) {
+      if (i === wordStart) return null;
+      const word = literal.slice(wordStart, i);
+      const length = i - wordStart;
+      if (length <= 2 && (word === "u" || word === "ur")) return null;
+      if (length >= 6 && botSuffixAt(word) > 0) return null;
+      if (mayBeBareContraction(word) && BARE_CONTRACTIONS.has(word)) return null;
+      words.push(word);
+      wordStart = i + 1;
+    } else if (c < 97 || c > 122) return null;
+  }
+  return words;
+}
+
 /** Accumulates pieces, blocks and turns into a Document. */
 export class DocumentBuilder {
   readonly #kind: DocumentKind;
