@@ -277,23 +277,37 @@ function joinedBy(doc: Document, k: number, separator: string): boolean {
   return text.slice(doc.end[k], doc.start[k + 1]) === separator;
 }
 
+/**
+ * The days between a date stated for the event and a date stated for
+ * publishing. A date is the event's when an event mention is its nearest
+ * cue (closer than any publishing word), so that "(posting Oct 10; election
+ * Nov 3)" reads Oct 10 as the posting date; the publishing date is another
+ * date next to a publishing word, the nearest.
+ */
 function datedDays(doc: Document, events: readonly EvidenceSpan[]): number | null {
   const dates = readDates(doc);
   if (dates.length < 2) return null;
   let eventDate: DateMention | null = null;
-  let publishDate: DateMention | null = null;
+  let eventDistance = Infinity;
   for (const date of dates) {
-    const s = doc.sentence[date.token];
-    const nearEvent = events.some((e) =>
-      doc.sentence[e.first] === s && Math.abs(e.first - date.token) <= NEARBY
-    );
-    if (nearEvent && eventDate === null) {
+    const toEvent = eventDistanceOf(doc, date.token, events);
+    if (toEvent < eventDistance && toEvent <= publishDistanceOf(doc, date.token)) {
       eventDate = date;
-      continue;
+      eventDistance = toEvent;
     }
-    if (publishDate === null && nearWord(doc, date.token, s)) publishDate = date;
   }
-  if (eventDate === null || publishDate === null) return null;
+  if (eventDate === null) return null;
+  let publishDate: DateMention | null = null;
+  let publishDistance = Infinity;
+  for (const date of dates) {
+    if (date === eventDate) continue;
+    const toPublish = publishDistanceOf(doc, date.token);
+    if (toPublish < publishDistance) {
+      publishDate = date;
+      publishDistance = toPublish;
+    }
+  }
+  if (publishDate === null) return null;
   const year = eventDate.year ?? publishDate.year ?? 2026;
   const event = Date.UTC(year, eventDate.month - 1, eventDate.day);
   let publish = Date.UTC(publishDate.year ?? year, publishDate.month - 1, publishDate.day);
@@ -303,9 +317,25 @@ function datedDays(doc: Document, events: readonly EvidenceSpan[]): number | nul
   return Math.round((event - publish) / DAY_MS);
 }
 
-function nearWord(doc: Document, token: number, sentence: number): boolean {
-  for (let k = Math.max(0, token - NEARBY); k < Math.min(doc.length, token + NEARBY); k += 1) {
-    if (doc.sentence[k] === sentence && PUBLISH_WORDS.has(doc.words[k])) return true;
+/** Words from a date to the nearest event mention of its sentence (Infinity: none within NEARBY). */
+function eventDistanceOf(doc: Document, token: number, events: readonly EvidenceSpan[]): number {
+  let best = Infinity;
+  for (const e of events) {
+    if (doc.sentence[e.first] !== doc.sentence[token]) continue;
+    const distance = token >= e.end ? token - (e.end - 1) : Math.max(0, e.first - token);
+    if (distance <= NEARBY && distance < best) best = distance;
   }
-  return false;
+  return best;
+}
+
+/** Words from a date to the nearest publishing word of its sentence (Infinity: none within NEARBY). */
+function publishDistanceOf(doc: Document, token: number): number {
+  const sentence = doc.sentence[token];
+  let best = Infinity;
+  for (let k = Math.max(0, token - NEARBY); k < Math.min(doc.length, token + NEARBY); k += 1) {
+    if (doc.sentence[k] === sentence && PUBLISH_WORDS.has(doc.words[k])) {
+      best = Math.min(best, Math.abs(k - token));
+    }
+  }
+  return best;
 }

@@ -278,6 +278,10 @@ Deno.test("window: the stated timing of an election", () => {
     "not_applicable",
   );
   assert.equal(decided("Airs Oct. 30. The election is Nov. 3.").status, "triggered");
+  // The date next to the publishing word is the publishing date, whichever comes first.
+  assert.equal(decided("Clip (posting Oct 10; election Nov 3).").status, "triggered");
+  assert.equal(decided("Clip (posting Sep 1; election Nov 3).").status, "not_applicable");
+  assert.equal(decided("Election Nov 3, mailer drops Oct 30.").status, "triggered");
   assert.equal(decided("A video about the election.").status, "triggered", "unknown timing");
 });
 
