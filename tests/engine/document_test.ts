@@ -126,6 +126,28 @@ Deno.test("readText() reads a chat export as a dialogue with speakers", () => {
   );
 });
 
+Deno.test("readText() ends a turn at a narration line, so nobody else's words are the bot's", () => {
+  const doc = readText(
+    "User: are you a person?\nBot: I'm an AI assistant.\nNote: the agent then typed as Dana.\n" +
+      "Manager: I am a real person.\nUser: ok",
+  );
+  assert.deepEqual(doc.turns.map((turn) => turn.role), ["user", "bot", "user"]);
+  const bot = doc.turns[1];
+  assert.deepEqual(doc.words.slice(bot.firstToken, bot.endToken), [
+    "i",
+    "am",
+    "an",
+    "ai",
+    "assistant",
+  ]);
+  // The narration and the third speaker are plain text of no turn, their labels kept.
+  for (const word of ["note", "dana", "manager", "real"]) {
+    const at = doc.words.indexOf(word);
+    assert.ok(at >= 0, word);
+    assert.equal(doc.blockTurn[doc.block[at]], -1, `${word} is in no turn`);
+  }
+});
+
 Deno.test("readText() keeps workflow metadata lines apart from the message", () => {
   const doc = readText(
     "Status: drafted by our AI assistant\n\nHi Jordan, your results are normal.",
@@ -193,6 +215,24 @@ Deno.test("readHtml() tells visible text from attributes, meta tags, hidden and 
   assert.deepEqual(page.forms[0].fields.map((f) => f.name), ["ssn"]);
   assert.equal(whereOf("ssn"), "attribute", "a form field's name says what the form collects");
   assert.deepEqual(page.headings, [{ level: 1, text: "Visible words" }]);
+});
+
+Deno.test("readHtml() reads a frame's title, <noscript> as hidden, and meta tags but credentials", () => {
+  const { document: doc } = readHtml(`<html><head>
+    <meta name="chat-disclosure" content="Automated helper">
+    <meta name="google-site-verification" content="tok3nvalue"><meta name="csrf-token" content="csrfvalue">
+    </head><body><p>Shown</p><noscript><p>Fallback words</p></noscript>
+    <iframe src="https://chat.example/w" title="Virtual agent frame"></iframe></body></html>`);
+  const whereOf = (word: string) => {
+    const i = doc.words.indexOf(word);
+    return i < 0 ? "absent" : doc.pieces[doc.piece[i]].where;
+  };
+  assert.equal(whereOf("shown"), "text");
+  assert.equal(whereOf("fallback"), "hidden", "a browser with scripts never shows <noscript>");
+  assert.equal(whereOf("virtual"), "attribute", "an iframe's title");
+  assert.equal(whereOf("automated"), "meta", "a meta tag of any name");
+  assert.equal(whereOf("tok3nvalue"), "absent", "a verification token is never read");
+  assert.equal(whereOf("csrfvalue"), "absent");
 });
 
 Deno.test("readHtml() shows a closed <details> only by its summary; an open one is visible", () => {

@@ -49,7 +49,7 @@ export interface LineStart {
   at: number;
   /** Offset where the turn's text starts (after the speaker label). */
   textAt: number;
-  /** The speaker, or null for a line that only starts a block. */
+  /** The speaker, or null for narration: a line that ends the open turn and starts a block. */
   role: Role | null;
 }
 
@@ -781,12 +781,15 @@ export class DocumentBuilder {
         this.#pending = 0;
         this.#pendingQuestion = false;
         this.#newlines = 0;
-        if (line.role === null) this.newBlock();
-        else this.startTurn(line.role);
-        if (this.#turnOpen) {
-          this.#turnPiece = this.#pieceNo;
-          this.#turnTextStart = line.textAt;
+        if (line.role === null) {
+          // Narration: the open turn ends, and the line, label and all, is plain text.
+          this.endTurn();
+          this.newBlock();
+          continue;
         }
+        this.startTurn(line.role);
+        this.#turnPiece = this.#pieceNo;
+        this.#turnTextStart = line.textAt;
         i = line.textAt;
         continue;
       }

@@ -9,7 +9,9 @@
  * "assistant") are the bot. When only one side is recognised, every other
  * label is the other side (a persona name such as `Ava:` opposite `User:` is
  * the bot). Text with fewer than two turns, fewer than two distinct labels,
- * or no recognised label is not dialogue.
+ * or no recognised label is not dialogue. In a dialogue, a labelled line that
+ * is nobody's turn ("Note:", "Narrator:", a third label beside both sides)
+ * ends the open turn and reads as plain text.
  *
  * @module
  */
@@ -204,6 +206,9 @@ function classify(label: string): Role | null {
 export function findDialogueLines(text: string): LineStart[] | null {
   if (text.indexOf(":") < 0) return null;
   const found: { at: number; textAt: number; label: string }[] = [];
+  // Labelled lines that are not a speaker's ("Note:", "Narrator:", "Disclaimer:"): in a
+  // dialogue they end the open turn, so that nobody's words are read as the bot's.
+  const narration: number[] = [];
   let at = 0;
   while (at <= text.length) {
     let end = text.indexOf("\n", at);
@@ -213,8 +218,9 @@ export function findDialogueLines(text: string): LineStart[] | null {
       if (match !== null) {
         const label = match[1].trim().toLowerCase().replace(/\s+/g, " ").replace(/[.()]+$/, "");
         const words = label.split(" ").length;
-        if (label !== "" && words <= 4 && !NOT_SPEAKERS.has(label)) {
-          found.push({ at, textAt: at + match[0].length, label });
+        if (label !== "" && words <= 4) {
+          if (NOT_SPEAKERS.has(label)) narration.push(at);
+          else found.push({ at, textAt: at + match[0].length, label });
         }
       }
     }
@@ -233,7 +239,14 @@ export function findDialogueLines(text: string): LineStart[] | null {
   const lines: LineStart[] = [];
   for (const line of found) {
     const role = known.get(line.label) ?? fallback;
-    if (role !== null) lines.push({ at: line.at, textAt: line.textAt, role });
+    // A third, unrecognised label beside both sides speaks for neither: narration.
+    lines.push(
+      role === null
+        ? { at: line.at, textAt: line.at, role: null }
+        : { at: line.at, textAt: line.textAt, role },
+    );
   }
-  return lines.length >= 2 ? lines : null;
+  if (lines.filter((line) => line.role !== null).length < 2) return null;
+  for (const at of narration) lines.push({ at, textAt: at, role: null });
+  return lines.sort((a, b) => a.at - b.at);
 }

@@ -85,7 +85,7 @@ function scriptHosts(code: string): string {
   return hosts.join(" ");
 }
 
-const SKIPPED = new Set(["SCRIPT", "STYLE", "TEMPLATE", "NOSCRIPT", "OBJECT", "CANVAS", "SVG"]);
+const SKIPPED = new Set(["SCRIPT", "STYLE", "TEMPLATE", "OBJECT", "CANVAS", "SVG"]);
 const BLOCKS = new Set([
   "ADDRESS",
   "ARTICLE",
@@ -138,8 +138,12 @@ const BLOCKS = new Set([
   "UL",
 ]);
 const TEXT_ATTRIBUTES = ["alt", "title", "aria-label", "placeholder"] as const;
-const META_NAMES =
-  /^(?:description|keywords|author|generator|og:[a-z_:]{1,40}|twitter:[a-z_:]{1,40}|ai[-_:a-z]{0,40}|c2pa[-_:a-z]{0,40}|robots)$/;
+/**
+ * Meta tags whose content is read as text (`meta`): any name but those that
+ * carry a token, a key or a setting (site verification, CSRF, viewport...).
+ */
+const META_NOT_READ =
+  /(?:verif|token|key|secret|csrf|nonce|auth|session|viewport|theme-color|charset|referrer|format-detection|http-equiv|msapplication|apple-|google-site|facebook-domain|p:domain|norton|yandex|bing|alexa|baidu|pinterest)/;
 const USER_TOKENS = new Set([
   "user",
   "customer",
@@ -456,7 +460,7 @@ export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReadi
       const content = attrs.get("content");
       if (content && key !== "") {
         page.meta[key] = content;
-        if (META_NAMES.test(key)) attributePiece(content, "meta", key);
+        if (key.length <= 60 && !META_NOT_READ.test(key)) attributePiece(content, "meta", key);
       }
       continue;
     }
@@ -464,6 +468,13 @@ export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReadi
       // A widget's script or frame names its vendor in its source and is configured in
       // data-* attributes: both are read as hidden text ("script", "iframe", "data-*"), so
       // rules can recognise a chat widget; the script's code is not read.
+      if (name === "IFRAME") {
+        // A frame's title and label are what assistive technology announces for it.
+        for (const attribute of TEXT_ATTRIBUTES) {
+          const value = attrs.get(attribute);
+          if (value && value.trim() !== "") attributePiece(value, "attribute", attribute);
+        }
+      }
       if (name === "SCRIPT" || name === "IFRAME") {
         const src = attrs.get("src");
         if (src) attributePiece(sourceWithoutQuery(src), "hidden", name.toLowerCase());
@@ -484,7 +495,11 @@ export function readHtml(html: string, options: ReadHtmlOptions = {}): HtmlReadi
       : parentSeen;
     let color = parentColor;
     let background = parentBackground;
-    if (attrs.has("hidden") || (name === "INPUT" && attrs.get("type") === "hidden")) {
+    // <noscript> shows only in a browser without scripts: for a visitor, hidden.
+    if (
+      attrs.has("hidden") || name === "NOSCRIPT" ||
+      (name === "INPUT" && attrs.get("type") === "hidden")
+    ) {
       seen = Seen.Hidden;
     }
     const facts = elementStyle(attrs, name, rules);
