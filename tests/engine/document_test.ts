@@ -84,6 +84,20 @@ Deno.test("readText() expands contractions, joins dotted acronyms and splits com
     "there",
     "guaranteed",
   ]);
+  // A product name ending in "AI" names an AI; capitals alone or "Ai" inside a word do not split.
+  assert.deepEqual(words(readText("SentinelAI and RootsAI, not MAIN or Thailand or OpenAIs")), [
+    "sentinel",
+    "ai",
+    "and",
+    "roots",
+    "ai",
+    "not",
+    "main",
+    "or",
+    "thailand",
+    "or",
+    "openais",
+  ]);
 });
 
 Deno.test("readText() finds sentences, questions, clauses and blocks", () => {

@@ -9,7 +9,8 @@
  *   reads "can not", "it's" reads "it is" (a possessive 's is dropped);
  * - dotted acronyms join: "A.I." reads "ai", "R.N." reads "rn";
  * - compounds split at a case change: "NurseBot" reads "nurse bot", "RNBot"
- *   reads "rn bot" (each part at least two letters).
+ *   reads "rn bot", "SentinelAI" reads "sentinel ai" (each part at least two
+ *   letters).
  *
  * Sentences end at `.`, `!` or `?` followed by a space (not after a title
  * such as "Dr." or before a lower-case word); a blank line, a bullet, a
@@ -232,6 +233,12 @@ function isFoldedWordChar(ch: string): boolean {
     wordCharCache.set(ch, known);
   }
   return known;
+}
+
+/** Whether text[at] is a capital "I" that ends a word ("...AI" of "SentinelAI"). */
+function isFinalAi(text: string, at: number): boolean {
+  return text.charCodeAt(at) === 73 &&
+    (at + 1 >= text.length || !isAsciiAlnum(text.charCodeAt(at + 1)));
 }
 
 function isAsciiLetter(c: number): boolean {
@@ -660,8 +667,9 @@ export class DocumentBuilder {
         this.#settle(lower);
         this.#wordStart = from;
       } else if (upper && this.#lastWasLower && word.length >= 2 && this.#innerUppers === 0) {
-        // A case change inside a word: "NurseBot" (but not "gUaRaNtEeD").
-        if (isLowerAt(text, to)) {
+        // A case change inside a word: "NurseBot" (but not "gUaRaNtEeD"), and a
+        // product name ending in "AI": "SentinelAI" reads "sentinel ai".
+        if (isLowerAt(text, to) || (ch === "a" && isFinalAi(text, to))) {
           this.#splits.push(word.length);
           this.#segmentStart = word.length;
         }
