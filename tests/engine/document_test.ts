@@ -84,20 +84,33 @@ Deno.test("readText() expands contractions, joins dotted acronyms and splits com
     "there",
     "guaranteed",
   ]);
-  // A product name ending in "AI" names an AI; capitals alone or "Ai" inside a word do not split.
-  assert.deepEqual(words(readText("SentinelAI and RootsAI, not MAIN or Thailand or OpenAIs")), [
-    "sentinel",
-    "ai",
-    "and",
-    "roots",
-    "ai",
-    "not",
-    "main",
-    "or",
-    "thailand",
-    "or",
-    "openais",
-  ]);
+  // A product name ending in "AI" or "GPT" names an AI; capitals alone or inside a word do not split.
+  assert.deepEqual(
+    words(readText("SentinelAI, JusticeGPT and NurseBOT, not MAIN or Thailand or OpenAIs")),
+    [
+      "sentinel",
+      "ai",
+      "justice",
+      "gpt",
+      "and",
+      "nurse",
+      "bot",
+      "not",
+      "main",
+      "or",
+      "thailand",
+      "or",
+      "openais",
+    ],
+  );
+});
+
+Deno.test("readText() ends no sentence at a title abbreviation or a dotted acronym's last dot", () => {
+  const sentences = (text: string) => new Set(readText(text).sentence).size;
+  assert.equal(sentences("Ask C.N.A. Carebot about meals."), 1);
+  assert.equal(sentences("Signed, Dana Cole, Atty. Kline & Co."), 1);
+  assert.equal(sentences("Ask the R.N.\n\nNext paragraph."), 2, "a blank line still ends it");
+  assert.equal(sentences("Ask the nurse. Carebot answers."), 2);
 });
 
 Deno.test("readText() finds sentences, questions, clauses and blocks", () => {

@@ -140,6 +140,11 @@ const TITLE_ABBREVIATIONS = new Set([
   "corp",
   "ltd",
   "esq",
+  "atty",
+  "attys",
+  "pharm",
+  "psy",
+  "lic",
   "approx",
   "dept",
   "sec",
@@ -235,10 +240,21 @@ function isFoldedWordChar(ch: string): boolean {
   return known;
 }
 
-/** Whether text[at] is a capital "I" that ends a word ("...AI" of "SentinelAI"). */
-function isFinalAi(text: string, at: number): boolean {
-  return text.charCodeAt(at) === 73 &&
-    (at + 1 >= text.length || !isAsciiAlnum(text.charCodeAt(at + 1)));
+/** Capitalised endings that name an AI when a lower-case word runs into them ("SentinelAI"). */
+const FINAL_AI_SUFFIXES = ["AI", "GPT", "BOT", "LLM"];
+
+/**
+ * Whether text[from] starts a capitalised AI suffix that ends the word:
+ * "SentinelAI", "JusticeGPT", "NurseBOT".
+ */
+function isFinalAiSuffix(text: string, from: number): boolean {
+  for (const suffix of FINAL_AI_SUFFIXES) {
+    const end = from + suffix.length;
+    if (
+      text.startsWith(suffix, from) && (end >= text.length || !isAsciiAlnum(text.charCodeAt(end)))
+    ) return true;
+  }
+  return false;
 }
 
 function isAsciiLetter(c: number): boolean {
@@ -612,6 +628,9 @@ export class DocumentBuilder {
   #wordEnd = 0;
   #splits: number[] = [];
   #lettersSinceDot = 0;
+  /** The current word is a dotted acronym ("C.N.A"); #lastDotted: the last word was. */
+  #dotted = false;
+  #lastDotted = false;
   #lastWasLower = false;
   #upperRun = 0;
   // Capitals after lower case in the current compound part: "gUaRa" is mixed case, not a compound.
@@ -629,6 +648,8 @@ export class DocumentBuilder {
     this.#emit(this.#word, this.#wordStart, this.#wordEnd, this.#splits, this.#wordPlain);
     this.#wordPlain = PLAIN_NO;
     this.#lastWord = this.#word;
+    this.#lastDotted = this.#dotted;
+    this.#dotted = false;
     this.#word = "";
     if (this.#splits.length > 0) this.#splits = [];
     this.#lettersSinceDot = 0;
@@ -645,8 +666,11 @@ export class DocumentBuilder {
       this.#pending = 0;
       this.#pendingQuestion = false;
     } else if (this.#pending !== 0) {
+      // A title ("Dr."), a lower-case word next, or a dotted acronym's own last dot on the
+      // same line ("C.N.A. Carebot") is no sentence end.
       const abbreviation = this.#pending === 1 &&
-        (TITLE_ABBREVIATIONS.has(this.#lastWord) || nextIsLowerWord);
+        (TITLE_ABBREVIATIONS.has(this.#lastWord) || nextIsLowerWord ||
+          (this.#lastDotted && this.#newlines === 0));
       if (!abbreviation) this.#endSentence(this.#pendingQuestion);
       else if (this.#newlines > 0) this.#newClause();
       this.#pending = 0;
@@ -668,8 +692,8 @@ export class DocumentBuilder {
         this.#wordStart = from;
       } else if (upper && this.#lastWasLower && word.length >= 2 && this.#innerUppers === 0) {
         // A case change inside a word: "NurseBot" (but not "gUaRaNtEeD"), and a
-        // product name ending in "AI": "SentinelAI" reads "sentinel ai".
-        if (isLowerAt(text, to) || (ch === "a" && isFinalAi(text, to))) {
+        // product name ending in "AI" or "GPT": "SentinelAI" reads "sentinel ai".
+        if (isLowerAt(text, to) || isFinalAiSuffix(text, from)) {
           this.#splits.push(word.length);
           this.#segmentStart = word.length;
         }
@@ -705,6 +729,7 @@ export class DocumentBuilder {
     ) {
       // "A.I.": the dot joins single letters.
       this.#lettersSinceDot = 0;
+      this.#dotted = true;
       return;
     }
     this.#flush();
@@ -861,6 +886,7 @@ export class DocumentBuilder {
             const table = this.#table;
             const word = table.word(text, i, j, code, sawUpper);
             this.#lastWord = word;
+            this.#lastDotted = false;
             if (sawDigit) this.#emit(word, i, j, NO_SPLITS, PLAIN_DIGITS);
             else {
               // How #emitLetters reads the word depends on the word alone: decided once per
