@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { loadSeedRulebook } from "../shared/engine/seed_rulebook.ts";
+import { loadSeedRulebook, NEWEST_SEED_VERSION } from "../shared/engine/seed_rulebook.ts";
 
 const ORDER = ["ALL", "CA", "TX", "CO", "NY", "FL", "MA", "AZ", "UT", "OR", "TN"];
 const DOC = new URL("../docs/rulebook.md", import.meta.url);
@@ -56,7 +56,7 @@ if (import.meta.main) {
       DOC,
       `${head}## Rules of the newest seed rulebook
 
-Generated from the newest \`supabase/seed/rulebook_v<N>.json\` (version 3) (\`deno run --allow-read --allow-write scripts/rulebook_tables.ts --write\`);
+Generated from the newest \`supabase/seed/rulebook_v<N>.json\` (version ${NEWEST_SEED_VERSION}) (\`deno run --allow-read --allow-write scripts/rulebook_tables.ts --write\`);
 a test checks that every rule and statute is listed.
 
 ${tables.rules}

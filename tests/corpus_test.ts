@@ -12,13 +12,13 @@ import { compileRulebook, loadSeedRulebook } from "../shared/engine/mod.ts";
 /**
  * The floor on the whole corpus: the level measured when it was last set, so
  * that no rule change may lower it. Issue 6 asks for 0.90 on both (target
- * 0.95); recall is not there yet. The floor was 0.87 / 0.95 on the 1,239
- * cases of rounds 1 to 3; rounds 4 to 6 added 989 harder cases written blind,
- * and on all 2,228 the rulebook measures 0.840 recall and 0.949 specificity
- * (on the old 1,239 alone, 0.887 and 0.956: above their old floor). The floor
+ * 0.95); recall is not there yet. History: 0.87 / 0.95 on the 1,239 cases of
+ * rounds 1 to 3; 0.840 / 0.949 once rounds 4 to 6 added 989 harder cases
+ * written blind; seed rulebook version 4 (rules re-derived from the statutes
+ * and checked on probes) measures 0.891 / 0.973 on those 2,228. The floor
  * rises with every improvement until it reaches 0.90.
  */
-const FLOOR = { recall: 0.835, specificity: 0.945 };
+const FLOOR = { recall: 0.885, specificity: 0.97 };
 
 const cases = await loadCorpus();
 const seed = await loadSeedRulebook();
