@@ -15,10 +15,13 @@ import { compileRulebook, loadSeedRulebook } from "../shared/engine/mod.ts";
  * 0.95); recall is not there yet. History: 0.87 / 0.95 on the 1,239 cases of
  * rounds 1 to 3; 0.840 / 0.949 once rounds 4 to 6 added 989 harder cases
  * written blind; seed rulebook version 4 (rules re-derived from the statutes
- * and checked on probes) measures 0.891 / 0.973 on those 2,228. The floor
- * rises with every improvement until it reaches 0.90.
+ * and checked on probes) measures 0.891 / 0.973 on those 2,228. Round 7 (480
+ * cases written blind for this measure, kept out of the corpus until version
+ * 4's statute work was done) scored 0.747 / 0.753 before any tuning on it;
+ * with it the corpus has 2,708 cases and version 4 measures 0.867 / 0.933.
+ * The floor rises with every improvement until it reaches 0.90.
  */
-const FLOOR = { recall: 0.885, specificity: 0.97 };
+const FLOOR = { recall: 0.865, specificity: 0.93 };
 
 const cases = await loadCorpus();
 const seed = await loadSeedRulebook();
