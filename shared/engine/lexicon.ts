@@ -28,16 +28,10 @@ interface WordPattern {
   prefix: boolean;
 }
 
-interface TrieNode {
-  /** Children by word number (the lexicon numbers the words of its terms). */
-  next: Map<number, TrieNode> | null;
-  prefixes: { prefix: string; node: TrieNode }[] | null;
-  /** Lexicon entries (concept ids) whose term ends here. */
-  ends: number[] | null;
-}
-
-function newNode(): TrieNode {
-  return { next: null, prefixes: null, ends: null };
+/** A prefix word pattern (`licens*`) leaving a trie node, and the node it leads to. */
+interface PrefixStep {
+  prefix: string;
+  node: number;
 }
 
 /** Words of literals already read: a rulebook repeats the same alternatives many times. */
@@ -144,6 +138,39 @@ function termAlternatives(term: string, literal: boolean): WordPattern[][][] {
   return resolved;
 }
 
+/**
+ * The words a term's sequences can start with, as termAlternatives reads it
+ * (the first part's alternatives' first words, and the next part's while the
+ * parts before are optional), or null when one of them is a prefix pattern.
+ * Only the first parts are read. Throws TermError as termAlternatives does.
+ */
+export function termFirstWords(term: string, literal = false): string[] | null {
+  if (literal) {
+    const words = termWords(term);
+    return words.length === 0 ? [] : [words[0]];
+  }
+  const first = new Set<string>();
+  for (const part of termParts(term)) {
+    // A part of punctuation only is left out, as in termAlternatives.
+    if (
+      part.alternatives.every((alt) =>
+        alt !== "" && !alt.endsWith("*") && termWords(alt).length === 0
+      )
+    ) {
+      continue;
+    }
+    for (const alt of part.alternatives) {
+      if (alt === "") throw new TermError(`term "${term}" has an empty alternative`);
+      if (alt.endsWith("*")) return null;
+      const words = termWords(alt);
+      if (words.length === 0) throw new TermError(`term "${term}" has no word in "${alt}"`);
+      first.add(words[0]);
+    }
+    if (!part.optional) break;
+  }
+  return [...first];
+}
+
 /** Expands one term into word-pattern sequences; throws TermError when it is malformed. */
 export function expandTerm(term: string, options: { literal?: boolean } = {}): WordPattern[][] {
   let sequences: WordPattern[][] = [[]];
@@ -177,57 +204,180 @@ const NO_MATCHES: Matches = Object.freeze({
 /** Most words whose first step a lexicon remembers, over its whole trie and all its views. */
 const ROOT_STEP_BUDGET = 200_000;
 
-/** A document word whose lexicon number match() has not looked up yet. */
-const NOT_LOOKED_UP = -2;
+/**
+ * A document word whose lexicon number match() has not looked up yet. A word
+ * looked up and missing is stored as -2 - (the lexicon's word count then):
+ * terms inserted as the match goes can give it a number later.
+ */
+const NOT_LOOKED_UP = -1;
 
 /** The first step of a word that starts no term (shared, never written to). */
-const NO_STEPS: TrieNode[] = Object.freeze([]) as unknown as TrieNode[];
+const NO_STEPS: readonly number[] = Object.freeze([]);
 
-/**
- * The child of `node` for one word pattern, made when missing. Whole words
- * get a number in `numbers` (shared by a lexicon's tries), by which nodes
- * hold their children.
- */
-function step(node: TrieNode, pattern: WordPattern, numbers: Map<string, number>): TrieNode {
-  if (pattern.prefix) {
-    node.prefixes ??= [];
-    let entry = node.prefixes.find((p) => p.prefix === pattern.word);
-    if (entry === undefined) {
-      entry = { prefix: pattern.word, node: newNode() };
-      node.prefixes.push(entry);
-    }
-    return entry.node;
-  }
-  let number = numbers.get(pattern.word);
-  if (number === undefined) {
-    number = numbers.size;
-    numbers.set(pattern.word, number);
-  }
-  node.next ??= new Map();
-  let child = node.next.get(number);
-  if (child === undefined) {
-    child = newNode();
-    node.next.set(number, child);
-  }
-  return child;
-}
+/** Node flags: the node has children by whole word; by prefix. */
+const HAS_WORDS = 1;
+const HAS_PREFIXES = 2;
 
 /**
  * A word trie of some lexicon entries' sequences, with its memoised first
  * step. The tries of a lexicon (the whole one and its views) share one budget
  * of remembered words, so that views never multiply the memory the memo may
  * take: a trie that finds the budget spent forgets its own words first.
+ *
+ * Nodes are numbers (the root is 0) and the edges by whole word live in one
+ * open-addressing table of typed arrays keyed by (node, word number): no
+ * object or Map per node, so that building a view allocates little and a large
+ * rulebook's tries stay small. Edges by prefix (`licens*`), which are rare,
+ * are lists per node.
  */
 class Trie {
-  readonly root = newNode();
-  readonly #rootSteps = new Map<string, TrieNode[]>();
+  static readonly ROOT = 0;
+  readonly #rootSteps = new Map<string, readonly number[]>();
+  /** Terms not inserted yet, by each word they can start with. */
+  readonly #pending = new Map<string, TermRef[]>();
+  /** Reads a term's parts, for its insertion. */
+  readonly #parse: (ref: TermRef) => readonly (readonly WordPattern[])[][];
   readonly #budget: { left: number };
   /** The lexicon's word numbers (shared by its tries). */
   readonly #numbers: Map<string, number>;
+  #nodes = 1;
+  /** Per node: HAS_WORDS | HAS_PREFIXES. */
+  flags = new Uint8Array(64);
+  /** Per node: the lexicon entries whose term ends there. */
+  readonly ends: (number[] | null)[] = [null];
+  /** Per node with prefix edges: its prefix steps. */
+  readonly prefixes = new Map<number, PrefixStep[]>();
+  // The edge table: parent node, word number, child node (0: an empty slot, since the root
+  // is nobody's child); its size is a power of two, at most half full.
+  #parents = new Int32Array(1024);
+  #words = new Int32Array(1024);
+  #children = new Int32Array(1024);
+  #mask = 1023;
+  #edges = 0;
 
-  constructor(budget: { left: number }, numbers: Map<string, number>) {
+  constructor(
+    budget: { left: number },
+    numbers: Map<string, number>,
+    parse: (ref: TermRef) => readonly (readonly WordPattern[])[][],
+  ) {
     this.#budget = budget;
     this.#numbers = numbers;
+    this.#parse = parse;
+  }
+
+  /**
+   * Adds a term, to be inserted when a document first has one of the words it
+   * can start with (`firstWords`; null when it can start with a prefix
+   * pattern: then it is inserted now). A root child's subtree comes only from
+   * the terms that start with its word, so inserting them all the first time
+   * the word is looked up keeps every later walk exact, and a cold isolate
+   * builds only the part of a view its documents' words reach.
+   */
+  addTerm(ref: TermRef, firstWords: readonly string[] | null): void {
+    if (firstWords === null) {
+      this.insert(this.#parse(ref), ref.entry);
+      return;
+    }
+    for (const word of firstWords) {
+      const list = this.#pending.get(word);
+      if (list === undefined) this.#pending.set(word, [ref]);
+      else list.push(ref);
+    }
+  }
+
+  /** Inserts the pending terms that can start with `word` (each term once). */
+  #insertPending(word: string): void {
+    const list = this.#pending.get(word);
+    if (list === undefined) return;
+    this.#pending.delete(word);
+    for (const ref of list) {
+      if (ref.inserted.has(this)) continue;
+      ref.inserted.add(this);
+      this.insert(this.#parse(ref), ref.entry);
+    }
+  }
+
+  /** The child of `node` by word number `word`, or 0 when there is none. */
+  child(node: number, word: number): number {
+    const parents = this.#parents;
+    const words = this.#words;
+    const mask = this.#mask;
+    let slot = edgeSlot(node, word, mask);
+    while (true) {
+      const child = this.#children[slot];
+      if (child === 0) return 0;
+      if (parents[slot] === node && words[slot] === word) return child;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  #addNode(): number {
+    const node = this.#nodes;
+    this.#nodes += 1;
+    if (node >= this.flags.length) {
+      const grown = new Uint8Array(this.flags.length * 2);
+      grown.set(this.flags);
+      this.flags = grown;
+    }
+    this.ends.push(null);
+    return node;
+  }
+
+  #setEdge(node: number, word: number, child: number): void {
+    const mask = this.#mask;
+    let slot = edgeSlot(node, word, mask);
+    while (this.#children[slot] !== 0) slot = (slot + 1) & mask;
+    this.#parents[slot] = node;
+    this.#words[slot] = word;
+    this.#children[slot] = child;
+  }
+
+  #grow(): void {
+    const parents = this.#parents;
+    const words = this.#words;
+    const children = this.#children;
+    const size = children.length * 2;
+    this.#parents = new Int32Array(size);
+    this.#words = new Int32Array(size);
+    this.#children = new Int32Array(size);
+    this.#mask = size - 1;
+    for (let slot = 0; slot < children.length; slot += 1) {
+      if (children[slot] !== 0) this.#setEdge(parents[slot], words[slot], children[slot]);
+    }
+  }
+
+  /**
+   * The child of `node` for one word pattern, made when missing. Whole words
+   * get a number in the lexicon's `numbers` (shared by its tries).
+   */
+  #step(node: number, pattern: WordPattern): number {
+    if (pattern.prefix) {
+      let list = this.prefixes.get(node);
+      if (list === undefined) {
+        list = [];
+        this.prefixes.set(node, list);
+        this.flags[node] |= HAS_PREFIXES;
+      }
+      let entry = list.find((p) => p.prefix === pattern.word);
+      if (entry === undefined) {
+        entry = { prefix: pattern.word, node: this.#addNode() };
+        list.push(entry);
+      }
+      return entry.node;
+    }
+    let number = this.#numbers.get(pattern.word);
+    if (number === undefined) {
+      number = this.#numbers.size;
+      this.#numbers.set(pattern.word, number);
+    }
+    const found = this.child(node, number);
+    if (found !== 0) return found;
+    const child = this.#addNode();
+    if ((this.#edges + 1) * 2 > this.#children.length) this.#grow();
+    this.#setEdge(node, number, child);
+    this.#edges += 1;
+    this.flags[node] |= HAS_WORDS;
+    return child;
   }
 
   /**
@@ -238,15 +388,15 @@ class Trie {
    * matches nothing, as expandTerm drops it.
    */
   insert(parts: readonly (readonly WordPattern[])[][], id: number): void {
-    let states: TrieNode[] = [this.root];
+    let states: number[] = [Trie.ROOT];
     for (const alternatives of parts) {
-      const next: TrieNode[] = [];
+      const next: number[] = [];
       // Paths that meet at one node go on from it once (a set once there are many).
-      let seen: Set<TrieNode> | null = null;
+      let seen: Set<number> | null = null;
       for (const state of states) {
         for (const alternative of alternatives) {
           let node = state;
-          for (const pattern of alternative) node = step(node, pattern, this.#numbers);
+          for (const pattern of alternative) node = this.#step(node, pattern);
           if (seen === null && next.length >= 32) seen = new Set(next);
           if (seen === null ? next.includes(node) : seen.has(node)) continue;
           next.push(node);
@@ -256,11 +406,10 @@ class Trie {
       states = next;
     }
     for (const node of states) {
-      if (node === this.root) continue;
-      node.ends ??= [];
-      if (!node.ends.includes(id)) node.ends.push(id);
+      if (node === Trie.ROOT) continue;
+      const ends = this.ends[node] ??= [];
+      if (!ends.includes(id)) ends.push(id);
     }
-    this.#forget();
   }
 
   #forget(): void {
@@ -274,20 +423,21 @@ class Trie {
   }
 
   /** The nodes one word leads to from the root: the step most tokens take, memoised per word. */
-  fromRoot(word: string): TrieNode[] {
+  fromRoot(word: string): readonly number[] {
     let steps = this.#rootSteps.get(word);
     if (steps === undefined) {
-      steps = [];
-      const node = this.root;
+      this.#insertPending(word);
+      const found: number[] = [];
       const number = this.#numbers.get(word);
-      const child = number === undefined ? undefined : node.next?.get(number);
-      if (child !== undefined) steps.push(child);
-      if (node.prefixes !== null) {
-        for (const entry of node.prefixes) {
-          if (word.startsWith(entry.prefix)) steps.push(entry.node);
+      const child = number === undefined ? 0 : this.child(Trie.ROOT, number);
+      if (child !== 0) found.push(child);
+      const prefixes = this.prefixes.get(Trie.ROOT);
+      if (prefixes !== undefined) {
+        for (const entry of prefixes) {
+          if (word.startsWith(entry.prefix)) found.push(entry.node);
         }
       }
-      if (steps.length === 0) steps = NO_STEPS;
+      steps = found.length === 0 ? NO_STEPS : found;
       if (this.#budget.left <= 0) this.#forget();
       if (this.#budget.left > 0) {
         this.#rootSteps.set(word, steps);
@@ -296,6 +446,12 @@ class Trie {
     }
     return steps;
   }
+}
+
+/** The edge table's slot for (node, word number). */
+function edgeSlot(node: number, word: number, mask: number): number {
+  const h = Math.imul(node, 0x9e3779b1) ^ Math.imul(word + 1, 0x85ebca77);
+  return (h ^ (h >>> 16)) & mask;
 }
 
 /**
@@ -315,8 +471,21 @@ export interface LexiconView {
 interface Entry {
   readonly terms: readonly string[];
   readonly literal: boolean;
-  /** Each term's parts (termAlternatives), once a trie has needed them. */
-  parts: WordPattern[][][][] | null;
+  /** Each term, as the tries refer to it (made when a trie first needs the entry). */
+  refs: TermRef[] | null;
+}
+
+/** One term of an entry, as tries insert it. */
+interface TermRef {
+  readonly entry: number;
+  readonly term: string;
+  readonly literal: boolean;
+  /** The words it can start with (null: a prefix pattern), read once. */
+  firstWords: readonly string[] | null | undefined;
+  /** Its parts (termAlternatives), read when a trie first inserts it. */
+  parts: WordPattern[][][] | null;
+  /** The tries it is in. */
+  readonly inserted: Set<object>;
 }
 
 /**
@@ -340,7 +509,7 @@ export class Lexicon {
   #size = 0;
   // Scratch space reused by match(): the trie walk's stack and the flat match buffer.
   // (Plain arrays, so that a walk with more branches than usual grows them instead of losing any.)
-  readonly #frontier: TrieNode[] = new Array(64);
+  readonly #frontier: number[] = new Array(64).fill(0);
   readonly #depth: number[] = new Array(64).fill(0);
   #flat = new Int32Array(3 * 1024);
 
@@ -353,25 +522,47 @@ export class Lexicon {
   add(terms: readonly string[], options: { literal?: boolean } = {}): number {
     const id = this.#size;
     this.#size += 1;
-    this.#entries.push({ terms: [...terms], literal: options.literal === true, parts: null });
-    if (this.#trie !== null) this.#insert(this.#trie, id);
+    this.#entries.push({ terms: [...terms], literal: options.literal === true, refs: null });
+    // Tries already made would miss the new entry's terms at words they have looked up.
+    this.#trie?.release();
+    this.#trie = null;
     for (const view of this.#views.values()) (view.trie as Trie).release();
     this.#views.clear();
     return id;
   }
 
-  /** Inserts one entry's terms into a trie, parsing them the first time. */
-  #insert(trie: Trie, id: number): void {
+  /** Adds one entry's terms to a trie, to be inserted as documents reach them. */
+  #addEntry(trie: Trie, id: number): void {
     const entry = this.#entries[id];
-    entry.parts ??= entry.terms.map((term) => termAlternatives(term, entry.literal));
-    for (const parts of entry.parts) trie.insert(parts, id);
+    entry.refs ??= entry.terms.map((term) => ({
+      entry: id,
+      term,
+      literal: entry.literal,
+      firstWords: undefined,
+      parts: null,
+      inserted: new Set(),
+    }));
+    for (const ref of entry.refs) {
+      if (ref.firstWords === undefined) ref.firstWords = termFirstWords(ref.term, ref.literal);
+      trie.addTerm(ref, ref.firstWords);
+    }
   }
 
-  /** The whole lexicon's trie, built on first use. */
+  /** A term's parts, read once. */
+  static #parse(ref: TermRef): readonly (readonly WordPattern[])[][] {
+    ref.parts ??= termAlternatives(ref.term, ref.literal);
+    return ref.parts;
+  }
+
+  #newTrie(): Trie {
+    return new Trie(this.#budget, this.#numbers, Lexicon.#parse);
+  }
+
+  /** The whole lexicon's trie, made on first use. */
   #whole(): Trie {
     if (this.#trie === null) {
-      const trie = new Trie(this.#budget, this.#numbers);
-      for (let id = 0; id < this.#size; id += 1) this.#insert(trie, id);
+      const trie = this.#newTrie();
+      for (let id = 0; id < this.#size; id += 1) this.#addEntry(trie, id);
       this.#trie = trie;
     }
     return this.#trie;
@@ -390,8 +581,8 @@ export class Lexicon {
     const key = ids.join(",");
     let view = this.#views.get(key);
     if (view === undefined) {
-      const trie = new Trie(this.#budget, this.#numbers);
-      for (const id of ids) this.#insert(trie, id);
+      const trie = this.#newTrie();
+      for (const id of ids) this.#addEntry(trie, id);
       view = { entries: ids, trie };
       this.#views.set(key, view);
     }
@@ -408,11 +599,14 @@ export class Lexicon {
     const { words, sentence, wordId } = doc;
     const n = doc.length;
     // The first step of each of the document's words, looked up once per word (by its number).
-    const firstSteps: (TrieNode[] | undefined)[] = new Array(doc.wordIds);
-    // And its number in the lexicon (-1: in no term), once per word: NOT_LOOKED_UP until needed.
+    const firstSteps: (readonly number[] | undefined)[] = new Array(doc.wordIds);
+    // And its number in the lexicon, once per word: NOT_LOOKED_UP until needed.
     const numbers = new Int32Array(doc.wordIds).fill(NOT_LOOKED_UP);
     const lexiconNumbers = this.#numbers;
     const frontier = this.#frontier;
+    const trieEnds = trie.ends;
+    // Reread after each first step: inserting pending terms may grow it.
+    let trieFlags = trie.flags;
     const depth = this.#depth;
     // Matches go to one flat buffer of (entry, start, end) first, then to each entry:
     // no array grows per entry while the document is read.
@@ -422,7 +616,10 @@ export class Lexicon {
     for (let i = 0; i < n; i += 1) {
       const id = wordId[i];
       let first = firstSteps[id];
-      if (first === undefined) first = firstSteps[id] = trie.fromRoot(words[i]);
+      if (first === undefined) {
+        first = firstSteps[id] = trie.fromRoot(words[i]);
+        trieFlags = trie.flags;
+      }
       if (first.length === 0) continue;
       // Indexed loops, not for-of: here V8 allocated an iterator per loop (measured: about
       // 500 KB of garbage per 30,000 characters of text, five times the matches themselves).
@@ -436,7 +633,7 @@ export class Lexicon {
         top -= 1;
         const node = frontier[top];
         const end = depth[top];
-        const ends = node.ends;
+        const ends = trieEnds[node];
         if (ends !== null) {
           for (let q = 0; q < ends.length; q += 1) {
             const id = ends[q];
@@ -452,25 +649,24 @@ export class Lexicon {
             perEntry[id] += 1;
           }
         }
-        if (
-          end < n && sentence[end] === sentence[i] && (node.next !== null || node.prefixes !== null)
-        ) {
-          const next = node.next;
-          if (next !== null) {
+        const flags = trieFlags[node];
+        if (end < n && sentence[end] === sentence[i] && flags !== 0) {
+          if ((flags & HAS_WORDS) !== 0) {
             const word = wordId[end];
             let number = numbers[word];
-            if (number === NOT_LOOKED_UP) {
-              number = numbers[word] = lexiconNumbers.get(words[end]) ?? -1;
+            if (number < 0 && number !== -2 - lexiconNumbers.size) {
+              const found = lexiconNumbers.get(words[end]);
+              number = numbers[word] = found ?? -2 - lexiconNumbers.size;
             }
-            const child = number < 0 ? undefined : next.get(number);
-            if (child !== undefined) {
+            const child = number < 0 ? 0 : trie.child(node, number);
+            if (child !== 0) {
               frontier[top] = child;
               depth[top] = end + 1;
               top += 1;
             }
           }
-          const prefixes = node.prefixes;
-          if (prefixes !== null) {
+          if ((flags & HAS_PREFIXES) !== 0) {
+            const prefixes = trie.prefixes.get(node) as PrefixStep[];
             const word = words[end];
             for (let q = 0; q < prefixes.length; q += 1) {
               const entry = prefixes[q];

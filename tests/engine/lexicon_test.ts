@@ -18,7 +18,7 @@ import {
   SURFACES,
   termWords,
 } from "../../shared/engine/mod.ts";
-import type { Matches } from "../../shared/engine/lexicon.ts";
+import { type Matches, termFirstWords } from "../../shared/engine/lexicon.ts";
 import { plainLiteralWords } from "../../shared/engine/document/builder.ts";
 
 /** Words of a small vocabulary, so that generated terms and texts meet often. */
@@ -178,4 +178,26 @@ Deno.test("termWords() splits a plain literal as a document reads it, for every 
   }
   // The fast path is the common one (and the one this test is about).
   assert.ok(plain > literals.size / 2, `${plain} of ${literals.size} literals were plain`);
+});
+
+Deno.test("termFirstWords() names every word a term's sequences start with, for every seed term", async () => {
+  for (const version of [3, 4]) {
+    const seed = await loadSeedRulebook(version);
+    for (const concept of Object.values(seed.concepts ?? {})) {
+      const literal = "statement" in concept;
+      for (const term of literal ? [concept.statement] : concept.terms) {
+        const sequences = expandTerm(term, { literal });
+        const first = termFirstWords(term, literal);
+        if (sequences.some((sequence) => sequence[0].prefix)) {
+          assert.equal(first, null, term);
+          continue;
+        }
+        assert.deepEqual(
+          new Set(first),
+          new Set(sequences.map((sequence) => sequence[0].word)),
+          term,
+        );
+      }
+    }
+  }
 });
