@@ -29,9 +29,10 @@ export interface PostgresDbOptions {
   /** While the database is unreachable, how often it is probed; default 500 ms. */
   retryIntervalMs?: number;
   /**
-   * Group commit of audit_record (call_batcher.ts, migration
-   * 20261127000101): calls that arrive while `maxInFlight` sends are in
-   * flight go together as one audit_record_batch call. Default on, 2 in
+   * Group commit of complianceAudit's two RPCs (call_batcher.ts, migrations
+   * 20261127000101 and 20261127000201): audit_record and audit_key_account
+   * calls that arrive while one of the same is in flight go together as one
+   * call of audit_record_batch or audit_key_account_batch. Default on, 1 in
    * flight, 64 a batch; false sends every call alone.
    */
   groupCommit?: false | { maxInFlight?: number; maxBatch?: number };

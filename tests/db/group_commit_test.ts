@@ -31,12 +31,19 @@ function currentPeriod(): string {
   return `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, "0")}-01`;
 }
 
-async function createAccount(db: Db): Promise<string> {
+async function createAccount(db: Db, plan = "starter"): Promise<string> {
   const account = await db.rpc<{ account_id: string }>("account_create", {
-    p_plan: "starter",
+    p_plan: plan,
     p_status: "active",
   });
   return account.account_id;
+}
+
+async function setUsage(t: TestDatabase, accountId: string, count: number): Promise<void> {
+  await t.query(
+    "insert into public.monthly_usage (account_id, period, count) values ($1, $2::date, $3)",
+    [accountId, currentPeriod(), count],
+  );
 }
 
 function auditArgs(accountId: string, version: number, extra: Record<string, unknown> = {}) {
@@ -98,10 +105,7 @@ Deno.test({
       const version = await seedRulebook(t.db);
       const accountId = await createAccount(t.db);
       // A starter account (1,000 a month) with 20 audits left.
-      await t.query(
-        "insert into public.monthly_usage (account_id, period, count) values ($1, $2::date, 980)",
-        [accountId, currentPeriod()],
-      );
+      await setUsage(t, accountId, 980);
       await db.rpc("service_ping"); // the connection and its statements, out of the count
       const before = proxy.frontendMessages().length;
       const results = await Promise.all(
@@ -119,6 +123,84 @@ Deno.test({
       assert.deepEqual(await stored(t, accountId), { usage: 1000, audits: 20, activity: 20 });
       const trips = roundTrips(proxy, before);
       assert.ok(trips < 30, `60 concurrent audits went in ${trips} round trips`);
+    } finally {
+      await db.close();
+      await proxy.close();
+      await t.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "a batch of different accounts answers and stores what each call alone would",
+  ignore: postgres === undefined,
+  async fn() {
+    const t = await postgres!.open();
+    const { db, proxy } = batchingDb(t);
+    try {
+      const version = await seedRulebook(t.db);
+      await t.query("update public.plans set monthly_quota = 0 where plan = 'pro'");
+      /** Accounts in every state a call can meet: one set batched, its twin sent call by call. */
+      const accounts = async () => {
+        const [lastUnit, atQuota, fresh, unlimited, noQuota] = [
+          await createAccount(t.db),
+          await createAccount(t.db),
+          await createAccount(t.db),
+          await createAccount(t.db, "enterprise"),
+          await createAccount(t.db, "pro"),
+        ];
+        await setUsage(t, lastUnit, 999);
+        await setUsage(t, atQuota, 1000);
+        await setUsage(t, unlimited, 5000);
+        return [lastUnit, atQuota, fresh, unlimited, noQuota, crypto.randomUUID()];
+      };
+      const batched = await accounts();
+      const alone = await accounts();
+      const outcome = (result: PromiseSettledResult<AuditResult>) =>
+        result.status === "fulfilled"
+          ? result.value
+          : { failed: (result.reason as { code?: string }).code };
+      // The first call goes alone; the six behind it, all of different accounts, together.
+      const first = await createAccount(t.db);
+      const before = proxy.frontendMessages().length;
+      const together = await Promise.allSettled([
+        db.rpc<AuditResult>("audit_record", auditArgs(first, version)),
+        ...batched.map((id) => db.rpc<AuditResult>("audit_record", auditArgs(id, version))),
+      ]);
+      const trips = roundTrips(proxy, before);
+      assert.ok(trips < 6, `seven calls, the last six together: ${trips} round trips`);
+      const oneByOne: PromiseSettledResult<AuditResult>[] = [];
+      for (const id of alone) {
+        oneByOne.push(
+          (await Promise.allSettled([
+            t.db.rpc<AuditResult>("audit_record", auditArgs(id, version)),
+          ]))[0],
+        );
+      }
+      assert.deepEqual(together.slice(1).map(outcome), oneByOne.map(outcome));
+      assert.deepEqual(together.slice(1).map(outcome), [
+        { accepted: true, usage_count: 1000, monthly_limit: 1000 },
+        { accepted: false, usage_count: 1000, monthly_limit: 1000 },
+        { accepted: true, usage_count: 1, monthly_limit: 1000 },
+        { accepted: true, usage_count: 5001, monthly_limit: null },
+        { accepted: false, usage_count: 0, monthly_limit: 0 },
+        { failed: "P0002" },
+      ]);
+      for (const [i, id] of batched.entries()) {
+        assert.deepEqual(await stored(t, id), await stored(t, alone[i]));
+      }
+      const rows = (id: string) =>
+        t.query(
+          `select content_sha256, content_length, jurisdiction, industry, asset_url, verdict,
+             risk_score::text, penalty_exposure_usd::text, rulebook_version,
+             (select pg_catalog.jsonb_agg(pg_catalog.jsonb_build_array(endpoint_queried,
+               status_code, response_latency_ms::text, plan, is_agent))
+              from public.activity v where v.account_id = a.account_id) as activity
+           from public.audits a where a.account_id = $1`,
+          [id],
+        );
+      assert.deepEqual(await rows(batched[0]), await rows(alone[0]));
+      assert.equal((await rows(batched[0])).length, 1);
     } finally {
       await db.close();
       await proxy.close();
@@ -174,76 +256,94 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "an unknown account in a batch fails its own call only",
-  ignore: postgres === undefined,
-  async fn() {
-    const t = await postgres!.open();
-    const { db, proxy } = batchingDb(t);
-    try {
-      const version = await seedRulebook(t.db);
-      const accounts = [await createAccount(t.db), await createAccount(t.db)];
-      const unknown = crypto.randomUUID();
-      const results = await Promise.allSettled([
-        db.rpc<AuditResult>("audit_record", auditArgs(accounts[0], version)),
-        db.rpc<AuditResult>("audit_record", auditArgs(accounts[1], version)),
-        db.rpc<AuditResult>("audit_record", auditArgs(unknown, version)),
-        db.rpc<AuditResult>("audit_record", auditArgs(accounts[0], version)),
-      ]);
-      assert.deepEqual(results.map((r) => r.status), [
-        "fulfilled",
-        "fulfilled",
-        "rejected",
-        "fulfilled",
-      ]);
-      const refused = results[2] as PromiseRejectedResult;
-      assert.equal(refused.reason.name, "DbError");
-      assert.equal(refused.reason.code, "P0002");
-      assert.deepEqual(await stored(t, accounts[0]), { usage: 2, audits: 2, activity: 2 });
-      assert.deepEqual(await stored(t, accounts[1]), { usage: 1, audits: 1, activity: 1 });
-    } finally {
-      await db.close();
-      await proxy.close();
-      await t.close();
-    }
-  },
-});
-
-Deno.test({
-  name: "a batch that fails fails every call in it, and stores nothing of them",
-  ignore: postgres === undefined,
-  async fn() {
-    const t = await postgres!.open();
-    const { db, proxy } = batchingDb(t);
-    try {
-      const version = await seedRulebook(t.db);
-      const [alone, batched] = [await createAccount(t.db), await createAccount(t.db)];
-      const results = await Promise.allSettled([
-        db.rpc<AuditResult>("audit_record", auditArgs(alone, version)),
-        db.rpc<AuditResult>("audit_record", auditArgs(batched, version)),
-        // A risk score the audits table refuses: the statement fails.
-        db.rpc<AuditResult>("audit_record", auditArgs(batched, version, { p_risk_score: 101 })),
-        db.rpc<AuditResult>("audit_record", auditArgs(batched, version)),
-      ]);
-      assert.deepEqual(results.map((r) => r.status), [
-        "fulfilled",
-        "rejected",
-        "rejected",
-        "rejected",
-      ]);
-      for (const result of results.slice(1) as PromiseRejectedResult[]) {
-        assert.equal(result.reason.name, "DbError");
-        assert.equal(result.reason.code, "23514");
+for (const twice of [true, false]) {
+  Deno.test({
+    name: `an unknown account in a batch fails its own call only (${
+      twice ? "an account twice" : "different accounts"
+    })`,
+    ignore: postgres === undefined,
+    async fn() {
+      const t = await postgres!.open();
+      const { db, proxy } = batchingDb(t);
+      try {
+        const version = await seedRulebook(t.db);
+        const accounts = [await createAccount(t.db), await createAccount(t.db)];
+        const last = twice ? accounts[0] : await createAccount(t.db);
+        const unknown = crypto.randomUUID();
+        const results = await Promise.allSettled([
+          db.rpc<AuditResult>("audit_record", auditArgs(accounts[0], version)),
+          db.rpc<AuditResult>("audit_record", auditArgs(accounts[1], version)),
+          db.rpc<AuditResult>("audit_record", auditArgs(unknown, version)),
+          db.rpc<AuditResult>("audit_record", auditArgs(last, version)),
+        ]);
+        assert.deepEqual(results.map((r) => r.status), [
+          "fulfilled",
+          "fulfilled",
+          "rejected",
+          "fulfilled",
+        ]);
+        const refused = results[2] as PromiseRejectedResult;
+        assert.equal(refused.reason.name, "DbError");
+        assert.equal(refused.reason.code, "P0002");
+        assert.deepEqual(
+          await stored(t, accounts[0]),
+          twice ? { usage: 2, audits: 2, activity: 2 } : { usage: 1, audits: 1, activity: 1 },
+        );
+        assert.deepEqual(await stored(t, accounts[1]), { usage: 1, audits: 1, activity: 1 });
+        if (!twice) assert.deepEqual(await stored(t, last), { usage: 1, audits: 1, activity: 1 });
+      } finally {
+        await db.close();
+        await proxy.close();
+        await t.close();
       }
-      assert.deepEqual(await stored(t, alone), { usage: 1, audits: 1, activity: 1 });
-      assert.deepEqual(await stored(t, batched), { usage: null, audits: 0, activity: 0 });
-    } finally {
-      await db.close();
-      await proxy.close();
-      await t.close();
-    }
-  },
-});
+    },
+  });
+}
+
+for (const twice of [true, false]) {
+  Deno.test({
+    name: `a batch that fails fails every call in it, and stores nothing of them (${
+      twice ? "an account twice" : "different accounts"
+    })`,
+    ignore: postgres === undefined,
+    async fn() {
+      const t = await postgres!.open();
+      const { db, proxy } = batchingDb(t);
+      try {
+        const version = await seedRulebook(t.db);
+        const [alone, batched] = [await createAccount(t.db), await createAccount(t.db)];
+        const others = twice
+          ? [batched, batched]
+          : [await createAccount(t.db), await createAccount(t.db)];
+        const results = await Promise.allSettled([
+          db.rpc<AuditResult>("audit_record", auditArgs(alone, version)),
+          db.rpc<AuditResult>("audit_record", auditArgs(others[0], version)),
+          // A risk score the audits table refuses: the statement fails.
+          db.rpc<AuditResult>("audit_record", auditArgs(batched, version, { p_risk_score: 101 })),
+          db.rpc<AuditResult>("audit_record", auditArgs(others[1], version)),
+        ]);
+        assert.deepEqual(results.map((r) => r.status), [
+          "fulfilled",
+          "rejected",
+          "rejected",
+          "rejected",
+        ]);
+        for (const result of results.slice(1) as PromiseRejectedResult[]) {
+          assert.equal(result.reason.name, "DbError");
+          assert.equal(result.reason.code, "23514");
+        }
+        assert.deepEqual(await stored(t, alone), { usage: 1, audits: 1, activity: 1 });
+        for (const id of new Set([batched, ...others])) {
+          assert.deepEqual(await stored(t, id), { usage: null, audits: 0, activity: 0 });
+        }
+      } finally {
+        await db.close();
+        await proxy.close();
+        await t.close();
+      }
+    },
+  });
+}
 
 Deno.test({
   name: "concurrent key lookups in one batch each answer for their own key",
