@@ -86,6 +86,74 @@ function load(plan: LoadPlan): Promise<LoadResult> {
   return promise;
 }
 
+/** CPU milliseconds per request of one run, by who spent them. */
+interface CpuPerRequest {
+  /** This process's main thread: the server under test (service or baseline). */
+  server: number;
+  /** This process's other threads but the load generator's: V8's GC helpers, Deno's runtime. */
+  other: number;
+  /** The load generator's thread (the Worker). */
+  loadgen: number;
+  /** The PostgreSQL backends connected to the run's database; NaN on PGlite (in the main thread). */
+  postgres: number;
+}
+
+/** CPU ticks so far: each thread of this process (the main one as "main"), and each of `pgPids`. */
+async function cpuTicks(pgPids: number[]): Promise<{ hz: number; ticks: Map<string, number> }> {
+  // Deno reads /proc only with --allow-all; a shell may.
+  const script = [
+    "getconf CLK_TCK",
+    `for t in /proc/${Deno.pid}/task/*; do echo "$(basename $t) $(tr ' ' _ < $t/comm) $(cut -d')' -f2 $t/stat | awk '{print $12+$13}')"; done`,
+    ...pgPids.map((pid) =>
+      `[ -r /proc/${pid}/stat ] && echo "${pid} postgres $(cut -d')' -f2 /proc/${pid}/stat | awk '{print $12+$13}')"`
+    ),
+    "true",
+  ].join("; ");
+  const output = await new Deno.Command("sh", { args: ["-c", script], stderr: "null" }).output();
+  const [hz, ...lines] = new TextDecoder().decode(output.stdout).trim().split("\n");
+  const ticks = new Map<string, number>();
+  for (const line of lines) {
+    const [id, name, count] = line.split(" ");
+    const key = Number(id) === Deno.pid
+      ? "main"
+      : name === "postgres"
+      ? `pg:${id}`
+      : `${name}:${id}`;
+    ticks.set(key, Number(count));
+  }
+  return { hz: Number(hz), ticks };
+}
+
+/** A run with its CPU per request. */
+type MeasuredRun = LoadResult & { cpu: CpuPerRequest };
+
+/** One run of `plan`, with the CPU it cost per request (PostgreSQL's: the pids `backends` lists). */
+async function measuredLoad(
+  plan: LoadPlan,
+  backends: () => Promise<number[]>,
+): Promise<MeasuredRun> {
+  const before = await cpuTicks(await backends());
+  const result = await load(plan);
+  const after = await cpuTicks(await backends());
+  const per = (counted: (key: string) => boolean) => {
+    let sum = 0;
+    for (const [key, value] of after.ticks) {
+      if (counted(key)) sum += value - (before.ticks.get(key) ?? 0);
+    }
+    return (sum * 1000) / after.hz / Math.max(1, result.count);
+  };
+  const pg = [...after.ticks.keys()].some((key) => key.startsWith("pg:"));
+  return {
+    ...result,
+    cpu: {
+      server: per((key) => key === "main"),
+      loadgen: per((key) => key.startsWith("worker")),
+      other: per((key) => key !== "main" && !key.startsWith("worker") && !key.startsWith("pg:")),
+      postgres: pg ? per((key) => key.startsWith("pg:")) : NaN,
+    },
+  };
+}
+
 // ---------------------------------------------------------------- baselines
 
 /** What a baseline does for one request. */
@@ -170,7 +238,17 @@ interface Measured {
   service: Figures;
   a: Figures;
   b?: Figures;
+  cpu: { service: CpuPerRequest; a: CpuPerRequest; b?: CpuPerRequest };
   notes: string[];
+}
+
+function cpuMedians(results: MeasuredRun[]): CpuPerRequest {
+  return {
+    server: median(results.map((r) => r.cpu.server)),
+    other: median(results.map((r) => r.cpu.other)),
+    loadgen: median(results.map((r) => r.cpu.loadgen)),
+    postgres: median(results.map((r) => r.cpu.postgres)),
+  };
 }
 
 function summarise(results: LoadResult[]): Figures {
@@ -411,6 +489,11 @@ async function runScenario(
   functionUrl?: string,
 ): Promise<void> {
   const url = `${baseUrl}/${scenario.operation}`;
+  // The PostgreSQL backends serving this database: the service's and the baselines' pools.
+  const backends = async () =>
+    bench.name !== "postgres" ? [] : (await bench.sql(
+      "select pid from pg_catalog.pg_stat_activity where datname = current_database() and pid <> pg_catalog.pg_backend_pid()",
+    ) as { pid: number }[]).map((row) => row.pid);
   // Two requests: the second, warm (rulebook cached), counts the RPC calls
   // and gives the answer's size.
   let probe!: Response;
@@ -443,10 +526,10 @@ async function runScenario(
       perMinute: budget,
     });
     const results: {
-      service: LoadResult[];
-      function: LoadResult[];
-      a: LoadResult[];
-      b: LoadResult[];
+      service: MeasuredRun[];
+      function: MeasuredRun[];
+      a: MeasuredRun[];
+      b: MeasuredRun[];
     } = { service: [], function: [], a: [], b: [] };
     // Warm-up: a short run of each.
     await load({ ...plan(url, perMinute), durationMs: 300 });
@@ -454,18 +537,18 @@ async function runScenario(
     baseline.set(work);
     await load({ ...plan(baseline.url, 0), durationMs: 300 });
     for (let run = 0; run < RUNS; run += 1) {
-      results.service.push(await load(plan(url, perMinute)));
+      results.service.push(await measuredLoad(plan(url, perMinute), backends));
       if (functionUrl !== undefined) {
-        results.function.push(await load(plan(functionUrl, perMinute)));
+        results.function.push(await measuredLoad(plan(functionUrl, perMinute), backends));
       }
       baseline.set(work);
-      results.a.push(await load(plan(baseline.url, 0)));
+      results.a.push(await measuredLoad(plan(baseline.url, 0), backends));
       if (scenario.work !== undefined) {
         baseline.set({ ...work, work: scenario.work });
-        results.b.push(await load(plan(baseline.url, 0)));
+        results.b.push(await measuredLoad(plan(baseline.url, 0), backends));
       }
     }
-    const served: Array<[ServedBy, LoadResult[]]> = [["local server", results.service]];
+    const served: Array<[ServedBy, MeasuredRun[]]> = [["local server", results.service]];
     if (functionUrl !== undefined) served.push(["function", results.function]);
     for (const [by, measured] of served) {
       const notes: string[] = [];
@@ -491,6 +574,11 @@ async function runScenario(
         service: summarise(measured),
         a: summarise(results.a),
         ...(results.b.length === 0 ? {} : { b: summarise(results.b) }),
+        cpu: {
+          service: cpuMedians(measured),
+          a: cpuMedians(results.a),
+          ...(results.b.length === 0 ? {} : { b: cpuMedians(results.b) }),
+        },
         notes,
       });
       const busiest = Math.max(...measured.map((r) => r.busiestIdentityPerMinute));
@@ -616,6 +704,41 @@ function report(): void {
       row.b ? fmt(row.b.p99, 2) : "-",
       fmt(row.service.throughput / row.a.throughput, 2),
       row.b ? fmt(row.service.throughput / row.b.throughput, 2) : "-",
+    ]),
+  );
+  console.log(
+    "\nCPU ms per request (medians over the runs): the server's thread (srv), the process's other threads (oth: V8's GC helpers, Deno's runtime), the load generator's thread (gen) and the database's PostgreSQL backends (pg; PGlite runs in the server's thread):\n",
+  );
+  const ms = (n: number | undefined) => n === undefined || !Number.isFinite(n) ? "-" : n.toFixed(3);
+  const cpuCells = (cpu: CpuPerRequest | undefined) =>
+    [cpu?.server, cpu?.other, cpu?.loadgen, cpu?.postgres].map(ms);
+  table(
+    [
+      "scenario",
+      "driver",
+      "served by",
+      "c",
+      "srv",
+      "oth",
+      "gen",
+      "pg",
+      "(a) srv",
+      "oth",
+      "gen",
+      "pg",
+      "(b) srv",
+      "oth",
+      "gen",
+      "pg",
+    ],
+    rows.map((row) => [
+      row.scenario,
+      row.driver,
+      row.served,
+      String(row.concurrency),
+      ...cpuCells(row.cpu.service),
+      ...cpuCells(row.cpu.a),
+      ...cpuCells(row.cpu.b),
     ]),
   );
   console.log(
