@@ -3,6 +3,7 @@ import postgres from "postgres";
 import { type Db, DbError } from "./db.ts";
 import { safeServerMessage } from "./server_error.ts";
 import { rpcStatement } from "./rpc_statement.ts";
+import { createCallBatcher } from "./call_batcher.ts";
 import {
   callDeadlineMs,
   DEFAULT_DB_CONNECT_TIMEOUT_MS,
@@ -27,6 +28,34 @@ export interface PostgresDbOptions {
   prepare?: boolean;
   /** While the database is unreachable, how often it is probed; default 500 ms. */
   retryIntervalMs?: number;
+  /**
+   * Group commit of complianceAudit's two RPCs (call_batcher.ts, migrations
+   * 20261127000101 and 20261127000201): audit_record and audit_key_account
+   * calls that arrive while one of the same is in flight go together as one
+   * call of audit_record_batch or audit_key_account_batch. Default on, 1 in
+   * flight, 64 a batch; false sends every call alone.
+   */
+  groupCommit?: false | { maxInFlight?: number; maxBatch?: number };
+}
+
+/**
+ * The RPCs whose concurrent calls are sent together, each with the batch RPC
+ * that takes them: complianceAudit's two round trips.
+ */
+const GROUPED_RPCS: Record<string, string> = {
+  audit_key_account: "audit_key_account_batch",
+  audit_record: "audit_record_batch",
+};
+
+/** audit_record_batch's answer for a call whose account does not exist (audit_record raises P0002). */
+function batchAnswer(answer: unknown): unknown {
+  if (
+    answer !== null && typeof answer === "object" &&
+    (answer as { failed?: unknown }).failed === "P0002"
+  ) {
+    return new DbError("account not found", "P0002");
+  }
+  return answer;
 }
 
 /** Whether a URL names port 6543, Supabase's transaction pooler (no prepared statements). */
@@ -211,31 +240,54 @@ export function createPostgresDb(url: string, options: PostgresDbOptions = {}): 
     probe = runProbe();
   };
 
+  /** One RPC call: one statement on one pooled connection. */
+  const call = async <T = unknown>(name: string, args?: Record<string, unknown>): Promise<T> => {
+    if (closed) throw new DbError("Database connection closed", DB_UNAVAILABLE_CODE);
+    if (unreachable) {
+      throw new DbError("Database unreachable; reconnecting", DB_UNAVAILABLE_CODE);
+    }
+    // sql.json types the parameter as jsonb, so postgres.js serialises it
+    // once, whatever type the server describes.
+    const on = pool;
+    const statement = rpcStatement(name, args, (value) => on.sql.json(value as never));
+    try {
+      const rows = await run<{ result: T }[]>(
+        on,
+        // sql.unsafe defaults to prepare: false, which makes every call
+        // describe its statement first (an extra round trip). Prepared, a
+        // statement text is described once per connection and each later
+        // call is one round trip; postgres.js re-prepares a statement the
+        // server invalidated (e.g. a function replaced by a migration).
+        on.sql.unsafe(statement.text, statement.values as never[], { prepare }),
+      );
+      return rows[0]?.result as T;
+    } catch (error) {
+      if (isConnectionFailure(error) && on === pool) markUnreachable();
+      throw toDbError(error);
+    }
+  };
+
+  const batchers = new Map(
+    options.groupCommit === false ? [] : Object.entries(GROUPED_RPCS).map(([name, batchName]) => [
+      name,
+      createCallBatcher<Record<string, unknown> | undefined, unknown>({
+        single: (args) => call(name, args),
+        many: async (calls) => {
+          const answers = await call<unknown[]>(batchName, {
+            p_calls: calls.map((args, i) => ({ ...args, n: i + 1 })),
+          });
+          if (!Array.isArray(answers)) throw new DbError(`${batchName} answered no array`);
+          return answers.map(batchAnswer);
+        },
+        ...options.groupCommit,
+      }),
+    ]),
+  );
+
   return {
-    async rpc<T = unknown>(name: string, args?: Record<string, unknown>): Promise<T> {
-      if (closed) throw new DbError("Database connection closed", DB_UNAVAILABLE_CODE);
-      if (unreachable) {
-        throw new DbError("Database unreachable; reconnecting", DB_UNAVAILABLE_CODE);
-      }
-      // sql.json types the parameter as jsonb, so postgres.js serialises it
-      // once, whatever type the server describes.
-      const on = pool;
-      const statement = rpcStatement(name, args, (value) => on.sql.json(value as never));
-      try {
-        const rows = await run<{ result: T }[]>(
-          on,
-          // sql.unsafe defaults to prepare: false, which makes every call
-          // describe its statement first (an extra round trip). Prepared, a
-          // statement text is described once per connection and each later
-          // call is one round trip; postgres.js re-prepares a statement the
-          // server invalidated (e.g. a function replaced by a migration).
-          on.sql.unsafe(statement.text, statement.values as never[], { prepare }),
-        );
-        return rows[0]?.result as T;
-      } catch (error) {
-        if (isConnectionFailure(error) && on === pool) markUnreachable();
-        throw toDbError(error);
-      }
+    rpc<T = unknown>(name: string, args?: Record<string, unknown>): Promise<T> {
+      const batcher = batchers.get(name);
+      return batcher === undefined ? call<T>(name, args) : batcher.call(args) as Promise<T>;
     },
     async close(): Promise<void> {
       closed = true;

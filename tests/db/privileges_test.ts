@@ -18,7 +18,9 @@ const RPCS = [
   "api_key_list",
   "api_key_revoke",
   "audit_key_account",
+  "audit_key_account_batch",
   "audit_record",
+  "audit_record_batch",
   "rulebook_activate",
   "rulebook_active",
   "rulebook_get",
@@ -320,12 +322,16 @@ for (const target of dbTargets()) {
            from pg_catalog.pg_proc p
            join pg_catalog.pg_namespace n on n.oid = p.pronamespace
            join pg_catalog.pg_language l on l.oid = p.prolang
-           where n.nspname = 'public' and p.proname in ('audit_key_account', 'audit_record')
+           where n.nspname = 'public' and p.proname in (
+             'audit_key_account', 'audit_key_account_batch', 'audit_record', 'audit_record_batch'
+           )
            order by 1`,
         );
         assert.deepEqual(rpcs.map((row) => ({ name: row.name, language: row.language })), [
           { name: "audit_key_account", language: "plpgsql" },
+          { name: "audit_key_account_batch", language: "plpgsql" },
           { name: "audit_record", language: "plpgsql" },
+          { name: "audit_record_batch", language: "plpgsql" },
         ]);
         // The SQL helpers their statements call are inlined into those plans,
         // not called (and planned again) on every execution: a plan that
