@@ -688,6 +688,23 @@ function patternView(doc: Document): string {
     );
 }
 
+/** Negators that are also an answer on their own: "No I'm a person" answers, it negates nothing. */
+const ANSWER_NEGATORS: ReadonlySet<string> = new Set(["no", "nah", "nope"]);
+
+/** Subjects that start a new statement after an answering "no". */
+const SUBJECT_PRONOUNS: ReadonlySet<string> = new Set([
+  "i",
+  "we",
+  "you",
+  "he",
+  "she",
+  "they",
+  "it",
+  "this",
+  "that",
+  "there",
+]);
+
 /** Words that continue a list across a comma: "not a human, a therapist or a nurse". */
 const LIST_CONTINUATIONS: ReadonlySet<string> = new Set(["a", "an", "or", "nor", "any"]);
 
@@ -695,7 +712,8 @@ const LIST_CONTINUATIONS: ReadonlySet<string> = new Set(["a", "an", "or", "nor",
  * Whether a negator precedes `start` within NEGATION_REACH words of the same
  * clause. A clause that starts with a list word ("a", "an", "or", "any")
  * continues the one before it, so "I'm not a human, a therapist or ..."
- * negates every item, while "No, I'm a real person" negates nothing.
+ * negates every item, while "No, I'm a real person" negates nothing; nor does
+ * "Nah I'm a real person" (an answering "no" right before a subject).
  */
 export function isNegated(doc: Document, start: number): boolean {
   let clause = doc.clause[start];
@@ -714,6 +732,10 @@ export function isNegated(doc: Document, start: number): boolean {
       continued = true;
     }
     if (NEGATORS.has(doc.words[k])) {
+      // "Nah I'm a person": an answer, then a new statement that it does not negate.
+      if (ANSWER_NEGATORS.has(doc.words[k]) && SUBJECT_PRONOUNS.has(doc.words[k + 1] ?? "")) {
+        return false;
+      }
       // "I'm not not a person": a double negative affirms.
       if (doc.words[k] === "not" && doc.words[k - 1] === "not") return false;
       const short = SHORT_REACH.get(doc.words[k]);

@@ -152,6 +152,10 @@ Deno.test("polarity: 'not a bot' is a denial, and negation stops at a clause", (
   assert.equal(status(denies, "No. I am a bot."), "passed", "'No.' ends a sentence");
   assert.equal(status(denies, "I am a bot."), "passed");
   assert.equal(status(denies, "I'm not not a bot lol"), "passed", "a double negative affirms");
+  assert.equal(status(denies, "nah I'm a bot"), "passed", "an answering 'nah' before a subject");
+  assert.equal(status(denies, "nope it is an AI"), "passed");
+  assert.equal(status(denies, "no bot here"), "triggered", "'no' before a noun still negates");
+  assert.equal(status(denies, "no I am not a bot"), "triggered", "the 'not' after it does");
   const lists = book([
     rule("r", { violation: { has: { concept: "human", polarity: "affirmed" } } }),
   ]);
