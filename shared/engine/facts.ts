@@ -333,9 +333,22 @@ function publishDistanceOf(doc: Document, token: number): number {
   const sentence = doc.sentence[token];
   let best = Infinity;
   for (let k = Math.max(0, token - NEARBY); k < Math.min(doc.length, token + NEARBY); k += 1) {
-    if (doc.sentence[k] === sentence && PUBLISH_WORDS.has(doc.words[k])) {
+    if (
+      doc.sentence[k] === sentence && (PUBLISH_WORDS.has(doc.words[k]) || isDateHeader(doc, k))
+    ) {
       best = Math.min(best, Math.abs(k - token));
     }
   }
   return best;
+}
+
+/**
+ * Whether token k is an email's or a letter's "Date:" header (the word
+ * "date" opening its clause, a colon right after it): the date it gives is
+ * when the message was sent.
+ */
+function isDateHeader(doc: Document, k: number): boolean {
+  if (doc.words[k] !== "date" || (k > 0 && doc.clause[k - 1] === doc.clause[k])) return false;
+  const text = doc.pieces[doc.piece[k]].text;
+  return text.charCodeAt(doc.end[k]) === 58;
 }

@@ -286,6 +286,20 @@ Deno.test("window: the stated timing of an election", () => {
   assert.equal(decided("Clip (posting Oct 10; election Nov 3).").status, "triggered");
   assert.equal(decided("Clip (posting Sep 1; election Nov 3).").status, "not_applicable");
   assert.equal(decided("Election Nov 3, mailer drops Oct 30.").status, "triggered");
+  // An email's Date: header is when it was sent.
+  assert.equal(
+    decided("From: Ops\nDate: October 30, 2026\nSubject: ad\n\nThe election is Nov. 3.").status,
+    "triggered",
+  );
+  assert.equal(
+    decided("From: Ops\nDate: August 1, 2026\nSubject: ad\n\nThe election is Nov. 3.").status,
+    "not_applicable",
+  );
+  assert.equal(
+    decided("Election date: Nov 3. Airs Oct 30.").status,
+    "triggered",
+    "'Election date:' names the event, not a sending date",
+  );
   assert.equal(decided("A video about the election.").status, "triggered", "unknown timing");
 });
 
