@@ -153,6 +153,19 @@ Deno.test("readText() reads a chat export as a dialogue with speakers", () => {
   );
 });
 
+Deno.test("readText() reads a brief's fields as text, and a two-line chat excerpt as dialogue", () => {
+  assert.equal(
+    readText("Client: Acme Homes\nAudience: first-time buyers\nDeliverable: 30s video").kind,
+    "text",
+    "three labels, each once, none a bot's: fields",
+  );
+  assert.equal(readText("User: are you real?\nAmorae: of course, babe").kind, "dialogue");
+  assert.equal(
+    readText("Customer: hi\nAva: hello\nCustomer: are you a bot?\nAva: no").kind,
+    "dialogue",
+  );
+});
+
 Deno.test("readText() ends a turn at a narration line, so nobody else's words are the bot's", () => {
   const doc = readText(
     "User: are you a person?\nBot: I'm an AI assistant.\nNote: the agent then typed as Dana.\n" +

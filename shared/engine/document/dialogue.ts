@@ -9,7 +9,9 @@
  * "assistant") are the bot. When only one side is recognised, every other
  * label is the other side (a persona name such as `Ava:` opposite `User:` is
  * the bot). Text with fewer than two turns, fewer than two distinct labels,
- * or no recognised label is not dialogue. In a dialogue, a labelled line that
+ * or no recognised label is not dialogue, nor is text of three or more labels
+ * each used once unless both sides are recognised (a brief's "Client: Acme",
+ * "Budget: ...", "Audience: ..."). In a dialogue, a labelled line that
  * is nobody's turn ("Note:", "Narrator:", a third label beside both sides)
  * ends the open turn and reads as plain text.
  *
@@ -235,6 +237,10 @@ export function findDialogueLines(text: string): LineStart[] | null {
   // A dialogue has someone on the user's side: a label such as "User:" or
   // "Customer:" (a bot label alone is too weak: "AI disclosure:" is not a speaker).
   if (!roles.has("user")) return null;
+  // A form or a brief labels each of its fields once ("Client: Acme", "Budget: $5k",
+  // "Audience: ..."); a chat's speakers come back. Three or more labels, each used once,
+  // with no recognised label on the bot's side, are fields.
+  if (roles.size < 2 && labels.size >= 3 && labels.size === found.length) return null;
   const fallback: Role | null = roles.size === 2 ? null : roles.has("user") ? "bot" : "user";
   const lines: LineStart[] = [];
   for (const line of found) {
