@@ -1,27 +1,17 @@
 import assert from "node:assert/strict";
-import type { Db } from "../../shared/db/db.ts";
-import { dbTargets, seedRulebook, type TestDatabase } from "../support/db.ts";
+import {
+  createTestAccount,
+  dbTargets,
+  seedRulebook,
+  setUsage,
+  type TestDatabase,
+  usagePeriod,
+} from "../support/db.ts";
 
 interface AuditResult {
   accepted: boolean;
   usage_count: number;
   monthly_limit: number | null;
-}
-
-/** The first day of the current UTC month, as monthly_usage.period. */
-function currentPeriod(): string {
-  const now = new Date();
-  return `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, "0")}-01`;
-}
-
-async function createAccount(db: Db, plan = "starter"): Promise<string> {
-  const account = await db.rpc<{ account_id: string }>("account_create", {
-    p_plan: plan,
-    p_status: "active",
-    p_trial_end: null,
-    p_price_per_month_usd: null,
-  });
-  return account.account_id;
 }
 
 function auditArgs(accountId: string, version: number): Record<string, unknown> {
@@ -42,13 +32,6 @@ function auditArgs(accountId: string, version: number): Record<string, unknown> 
   };
 }
 
-async function setUsage(t: TestDatabase, accountId: string, count: number): Promise<void> {
-  await t.query(
-    "insert into public.monthly_usage (account_id, period, count) values ($1, $2::date, $3)",
-    [accountId, currentPeriod(), count],
-  );
-}
-
 async function counts(t: TestDatabase, accountId: string) {
   const [row] = await t.query<
     { usage: number | null; audits: number; ok: number; refused: number; activity: number }
@@ -60,7 +43,7 @@ async function counts(t: TestDatabase, accountId: string) {
        (select count(*)::int from public.activity where account_id = $1 and status_code = 429)
          as refused,
        (select count(*)::int from public.activity where account_id = $1) as activity`,
-    [accountId, currentPeriod()],
+    [accountId, usagePeriod()],
   );
   return row;
 }
@@ -70,7 +53,7 @@ for (const target of dbTargets({ poolSize: 20 })) {
     const t = await target.open();
     try {
       const version = await seedRulebook(t.db);
-      const accountId = await createAccount(t.db);
+      const accountId = await createTestAccount(t.db);
       const result = await t.db.rpc<AuditResult>("audit_record", auditArgs(accountId, version));
       assert.deepEqual(result, { accepted: true, usage_count: 1, monthly_limit: 1000 });
       const [audit] = await t.query<Record<string, unknown>>(
@@ -119,7 +102,7 @@ for (const target of dbTargets({ poolSize: 20 })) {
     const t = await target.open();
     try {
       const version = await seedRulebook(t.db);
-      const accountId = await createAccount(t.db);
+      const accountId = await createTestAccount(t.db);
       await setUsage(t, accountId, 1000);
       const result = await t.db.rpc<AuditResult>("audit_record", auditArgs(accountId, version));
       assert.deepEqual(result, { accepted: false, usage_count: 1000, monthly_limit: 1000 });
@@ -140,7 +123,7 @@ for (const target of dbTargets({ poolSize: 20 })) {
     try {
       const version = await seedRulebook(t.db);
       await t.query("update public.plans set monthly_quota = 0 where plan = 'starter'");
-      const accountId = await createAccount(t.db);
+      const accountId = await createTestAccount(t.db);
       const result = await t.db.rpc<AuditResult>("audit_record", auditArgs(accountId, version));
       assert.deepEqual(result, { accepted: false, usage_count: 0, monthly_limit: 0 });
       assert.deepEqual(await counts(t, accountId), {
@@ -159,7 +142,7 @@ for (const target of dbTargets({ poolSize: 20 })) {
     const t = await target.open();
     try {
       const version = await seedRulebook(t.db);
-      const accountId = await createAccount(t.db, "enterprise");
+      const accountId = await createTestAccount(t.db, "enterprise");
       await setUsage(t, accountId, 123456);
       const result = await t.db.rpc<AuditResult>("audit_record", auditArgs(accountId, version));
       assert.deepEqual(result, { accepted: true, usage_count: 123457, monthly_limit: null });
@@ -187,7 +170,7 @@ for (const target of dbTargets({ poolSize: 20 })) {
       const t = await target.open();
       try {
         const version = await seedRulebook(t.db);
-        const accountId = await createAccount(t.db);
+        const accountId = await createTestAccount(t.db);
         await setUsage(t, accountId, 950);
         const results = await Promise.all(
           Array.from(

@@ -13,6 +13,12 @@ const words = (doc: Document) => [...doc.words];
 const originals = (doc: Document) =>
   [...doc.words.keys()].map((i) => doc.pieces[doc.piece[i]].text.slice(doc.start[i], doc.end[i]));
 
+/** Where a document's first occurrence of a word sits ("text", "hidden", ...), or "absent". */
+function placeOf(doc: Document, word: string): string {
+  const i = doc.words.indexOf(word);
+  return i < 0 ? "absent" : doc.pieces[doc.piece[i]].where;
+}
+
 Deno.test("readText() folds case, NFKC forms, look-alikes, zero-width characters and entities", () => {
   const doc = readText(
     "ＢＯＴ bоt h\u200Buman so\u00ADft I&#39;m A&amp;B &nbsp;ok “Nurse” — e\u0301clair",
@@ -232,28 +238,24 @@ Deno.test("readHtml() tells visible text from attributes, meta tags, hidden and 
     <span class="sr">Offscreen words</span><p class="faint">Faint words</p><!-- Comment words -->
     <script src="https://widget.intercom.io/w/abc" data-bot="assistant"></script>
     <a href="/privacy">Privacy</a><form action="/f"><input name="ssn" type="text"></form></body></html>`);
-  const whereOf = (word: string) => {
-    const i = doc.words.indexOf(word);
-    return i < 0 ? "absent" : doc.pieces[doc.piece[i]].where;
-  };
-  assert.equal(whereOf("visible"), "text");
-  assert.equal(whereOf("meta"), "meta");
-  assert.equal(whereOf("clinic"), "meta", "the page title");
-  assert.equal(whereOf("alt"), "attribute");
-  assert.equal(whereOf("aria"), "attribute");
-  assert.equal(whereOf("hidden"), "hidden");
-  assert.equal(whereOf("none"), "hidden");
-  assert.equal(whereOf("offscreen"), "hidden", "the screen-reader-only pattern");
-  assert.equal(whereOf("tiny"), "tiny");
-  assert.equal(whereOf("faint"), "tiny", "near-invisible colour");
-  assert.equal(whereOf("comment"), "hidden");
-  assert.equal(whereOf("intercom"), "hidden", "a script's source names its vendor");
-  assert.equal(whereOf("assistant"), "hidden", "data-* attributes");
+  assert.equal(placeOf(doc, "visible"), "text");
+  assert.equal(placeOf(doc, "meta"), "meta");
+  assert.equal(placeOf(doc, "clinic"), "meta", "the page title");
+  assert.equal(placeOf(doc, "alt"), "attribute");
+  assert.equal(placeOf(doc, "aria"), "attribute");
+  assert.equal(placeOf(doc, "hidden"), "hidden");
+  assert.equal(placeOf(doc, "none"), "hidden");
+  assert.equal(placeOf(doc, "offscreen"), "hidden", "the screen-reader-only pattern");
+  assert.equal(placeOf(doc, "tiny"), "tiny");
+  assert.equal(placeOf(doc, "faint"), "tiny", "near-invisible colour");
+  assert.equal(placeOf(doc, "comment"), "hidden");
+  assert.equal(placeOf(doc, "intercom"), "hidden", "a script's source names its vendor");
+  assert.equal(placeOf(doc, "assistant"), "hidden", "data-* attributes");
   assert.equal(page.title, "Clinic");
   assert.deepEqual(page.links, [{ href: "/privacy", text: "Privacy" }]);
   assert.equal(page.scripts[0].src, "https://widget.intercom.io/w/abc");
   assert.deepEqual(page.forms[0].fields.map((f) => f.name), ["ssn"]);
-  assert.equal(whereOf("ssn"), "attribute", "a form field's name says what the form collects");
+  assert.equal(placeOf(doc, "ssn"), "attribute", "a form field's name says what the form collects");
   assert.deepEqual(page.headings, [{ level: 1, text: "Visible words" }]);
 });
 
@@ -263,16 +265,12 @@ Deno.test("readHtml() reads a frame's title, <noscript> as hidden, and meta tags
     <meta name="google-site-verification" content="tok3nvalue"><meta name="csrf-token" content="csrfvalue">
     </head><body><p>Shown</p><noscript><p>Fallback words</p></noscript>
     <iframe src="https://chat.example/w" title="Virtual agent frame"></iframe></body></html>`);
-  const whereOf = (word: string) => {
-    const i = doc.words.indexOf(word);
-    return i < 0 ? "absent" : doc.pieces[doc.piece[i]].where;
-  };
-  assert.equal(whereOf("shown"), "text");
-  assert.equal(whereOf("fallback"), "hidden", "a browser with scripts never shows <noscript>");
-  assert.equal(whereOf("virtual"), "attribute", "an iframe's title");
-  assert.equal(whereOf("automated"), "meta", "a meta tag of any name");
-  assert.equal(whereOf("tok3nvalue"), "absent", "a verification token is never read");
-  assert.equal(whereOf("csrfvalue"), "absent");
+  assert.equal(placeOf(doc, "shown"), "text");
+  assert.equal(placeOf(doc, "fallback"), "hidden", "a browser with scripts never shows <noscript>");
+  assert.equal(placeOf(doc, "virtual"), "attribute", "an iframe's title");
+  assert.equal(placeOf(doc, "automated"), "meta", "a meta tag of any name");
+  assert.equal(placeOf(doc, "tok3nvalue"), "absent", "a verification token is never read");
+  assert.equal(placeOf(doc, "csrfvalue"), "absent");
 });
 
 Deno.test("readHtml() shows a closed <details> only by its summary; an open one is visible", () => {
@@ -280,27 +278,19 @@ Deno.test("readHtml() shows a closed <details> only by its summary; an open one 
     `<p>Ad copy</p><details><summary>Disclosures</summary><p>Folded words</p>Loose words</details>` +
       `<details open><summary>More</summary><p>Unfolded words</p></details>`,
   );
-  const whereOf = (word: string) => {
-    const i = doc.words.indexOf(word);
-    return i < 0 ? "absent" : doc.pieces[doc.piece[i]].where;
-  };
-  assert.equal(whereOf("disclosures"), "text", "the summary is what a reader sees");
-  assert.equal(whereOf("folded"), "hidden", "behind a click");
-  assert.equal(whereOf("loose"), "hidden", "text directly inside the closed details");
-  assert.equal(whereOf("unfolded"), "text");
-  assert.equal(whereOf("more"), "text");
+  assert.equal(placeOf(doc, "disclosures"), "text", "the summary is what a reader sees");
+  assert.equal(placeOf(doc, "folded"), "hidden", "behind a click");
+  assert.equal(placeOf(doc, "loose"), "hidden", "text directly inside the closed details");
+  assert.equal(placeOf(doc, "unfolded"), "text");
+  assert.equal(placeOf(doc, "more"), "text");
 });
 
 Deno.test("readHtml() reads a chat widget's configured greeting as shown text, other data-* as hidden", () => {
   const { document: doc } = readHtml(
     `<div id="chat" data-greeting="Hi, I am the shop's AI assistant" data-agent-name="Brooke"></div>`,
   );
-  const whereOf = (word: string) => {
-    const i = doc.words.indexOf(word);
-    return i < 0 ? "absent" : doc.pieces[doc.piece[i]].where;
-  };
-  assert.equal(whereOf("assistant"), "text", "the first message a visitor sees");
-  assert.equal(whereOf("brooke"), "hidden");
+  assert.equal(placeOf(doc, "assistant"), "text", "the first message a visitor sees");
+  assert.equal(placeOf(doc, "brooke"), "hidden");
 });
 
 Deno.test("readHtml() names an inline widget loader's vendor by host, never reading its code", () => {

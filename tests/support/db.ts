@@ -189,3 +189,28 @@ export async function seedRulebook(db: Db, version = 1): Promise<number> {
   await db.rpc("rulebook_activate", { p_version: version });
   return version;
 }
+
+/** The first day of the current UTC month, as monthly_usage.period. */
+export function usagePeriod(): string {
+  const now = new Date();
+  return `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, "0")}-01`;
+}
+
+/** An active account on `plan`, through account_create; its id. */
+export async function createTestAccount(db: Db, plan = "starter"): Promise<string> {
+  const account = await db.rpc<{ account_id: string }>("account_create", {
+    p_plan: plan,
+    p_status: "active",
+    p_trial_end: null,
+    p_price_per_month_usd: null,
+  });
+  return account.account_id;
+}
+
+/** Sets an account's usage of the current month (a row of monthly_usage). */
+export async function setUsage(t: TestDatabase, accountId: string, count: number): Promise<void> {
+  await t.query(
+    "insert into public.monthly_usage (account_id, period, count) values ($1, $2::date, $3)",
+    [accountId, usagePeriod(), count],
+  );
+}
