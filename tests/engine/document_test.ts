@@ -117,6 +117,12 @@ Deno.test("readText() ends no sentence at a title abbreviation or a dotted acron
   assert.equal(sentences("Signed, Dana Cole, Atty. Kline & Co."), 1);
   assert.equal(sentences("Ask the R.N.\n\nNext paragraph."), 2, "a blank line still ends it");
   assert.equal(sentences("Ask the nurse. Carebot answers."), 2);
+  assert.equal(
+    sentences("The statement is read in 1.5 seconds. It costs $14.99 for 12.5 hours."),
+    2,
+    "decimals",
+  );
+  assert.equal(sentences("Version 2. 5 people use it."), 2, "a spaced point still ends one");
 });
 
 Deno.test("readText() finds sentences, questions, clauses and blocks", () => {

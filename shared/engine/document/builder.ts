@@ -257,6 +257,12 @@ function isFinalAiSuffix(text: string, from: number): boolean {
   return false;
 }
 
+/** Whether text[at] is an ASCII digit. */
+function isDigitAt(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  return c >= 48 && c <= 57;
+}
+
 function isAsciiLetter(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
 }
@@ -732,6 +738,8 @@ export class DocumentBuilder {
       this.#dotted = true;
       return;
     }
+    // "1.5 seconds", "$4.99": a point between digits ends no sentence.
+    const decimalPoint = c === 46 && from > 0 && isDigitAt(text, from - 1) && isDigitAt(text, to);
     this.#flush();
     switch (c) {
       case 32:
@@ -749,7 +757,7 @@ export class DocumentBuilder {
         this.#spaceBefore = true;
         return;
       case 46: // .
-        if (this.#pending === 0) this.#pending = 1;
+        if (this.#pending === 0 && !decimalPoint) this.#pending = 1;
         break;
       case 33: // !
         this.#pending = 2;
