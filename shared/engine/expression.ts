@@ -709,15 +709,44 @@ const SUBJECT_PRONOUNS: ReadonlySet<string> = new Set([
 const LIST_CONTINUATIONS: ReadonlySet<string> = new Set(["a", "an", "or", "nor", "any"]);
 
 /**
+ * How the clause starting at token `first` continues a list across a comma:
+ * "item" when it starts with a list word ("not a human, a therapist"), "tail"
+ * when it is a list's last items ("doesn't score, rank or filter anyone":
+ * "rank or filter"), else null.
+ */
+function listContinuation(doc: Document, first: number): "item" | "tail" | null {
+  if (LIST_CONTINUATIONS.has(doc.words[first])) return "item";
+  const clause = doc.clause[first];
+  for (let k = first + 1; k <= first + 3 && k < doc.length && doc.clause[k] === clause; k += 1) {
+    if (doc.words[k] === "or" || doc.words[k] === "nor" || doc.words[k] === "and") return "tail";
+  }
+  return null;
+}
+
+/** Words after "not" that make it no list's head: "not sure, rank or file it". */
+const NOT_LIST_HEADS: ReadonlySet<string> = new Set([
+  "sure",
+  "certain",
+  "only",
+  "just",
+  "yet",
+  "always",
+  "quite",
+  "really",
+  "even",
+]);
+
+/**
  * Whether a negator precedes `start` within NEGATION_REACH words of the same
  * clause. A clause that starts with a list word ("a", "an", "or", "any")
  * continues the one before it, so "I'm not a human, a therapist or ..."
- * negates every item, while "No, I'm a real person" negates nothing; nor does
+ * negates every item, as does a list's tail ("doesn't score, rank or filter
+ * anyone"), while "No, I'm a real person" negates nothing; nor does
  * "Nah I'm a real person" (an answering "no" right before a subject).
  */
 export function isNegated(doc: Document, start: number): boolean {
   let clause = doc.clause[start];
-  let continued = false;
+  let continued: "item" | "tail" | null = null;
   let reach = NEGATION_REACH;
   for (let k = start - 1; k >= 0 && k >= start - reach; k -= 1) {
     // "not a CPA or a licensed tax preparer": an "or" carries the negation further.
@@ -725,11 +754,10 @@ export function isNegated(doc: Document, start: number): boolean {
       reach += 4;
     }
     if (doc.clause[k] !== clause) {
-      if (doc.sentence[k] !== doc.sentence[k + 1] || !LIST_CONTINUATIONS.has(doc.words[k + 1])) {
-        return false;
-      }
+      const how = doc.sentence[k] === doc.sentence[k + 1] ? listContinuation(doc, k + 1) : null;
+      if (how === null) return false;
       clause = doc.clause[k];
-      continued = true;
+      continued ??= how;
     }
     if (NEGATORS.has(doc.words[k])) {
       // "Nah I'm a person": an answer, then a new statement that it does not negate.
@@ -740,8 +768,15 @@ export function isNegated(doc: Document, start: number): boolean {
       if (doc.words[k] === "not" && doc.words[k - 1] === "not") return false;
       const short = SHORT_REACH.get(doc.words[k]);
       if (short !== undefined && start - k > short) return false;
-      // Across a list comma, only a negated list counts: "not a human, a therapist".
-      return !continued || LIST_CONTINUATIONS.has(doc.words[k + 1] ?? "");
+      // Across a list comma, only a negated list counts: "not a human, a therapist",
+      // "doesn't score, rank or filter".
+      // The list's head follows the negator in its own clause ("Nope, flesh and blood" is
+      // an answer, then a claim).
+      if (continued !== null && doc.clause[k + 1] !== doc.clause[k]) return false;
+      const head = doc.words[k + 1] ?? "";
+      if (continued === "item") return LIST_CONTINUATIONS.has(head);
+      if (continued === "tail") return !NOT_LIST_HEADS.has(head);
+      return true;
     }
   }
   return false;

@@ -156,6 +156,26 @@ Deno.test("polarity: 'not a bot' is a denial, and negation stops at a clause", (
   assert.equal(status(denies, "nope it is an AI"), "passed");
   assert.equal(status(denies, "no bot here"), "triggered", "'no' before a noun still negates");
   assert.equal(status(denies, "no I am not a bot"), "triggered", "the 'not' after it does");
+  const verbs = book([
+    rule("r", { violation: { has: { terms: ["rank|filter"], polarity: "negated" } } }),
+  ]);
+  assert.equal(
+    status(verbs, "It doesn't score, rank or filter anyone."),
+    "triggered",
+    "a list's tail",
+  );
+  assert.equal(status(verbs, "Not sure, rank or filter them yourself."), "passed");
+  assert.equal(status(verbs, "It scores, ranks or filters everyone."), "passed");
+  const claims = book([
+    rule("r", {
+      violation: { has: { terms: ["flesh and blood"], polarity: "affirmed" } },
+    }),
+  ]);
+  assert.equal(
+    status(claims, "Nope, flesh and blood over here"),
+    "triggered",
+    "an answer, a claim",
+  );
   const lists = book([
     rule("r", { violation: { has: { concept: "human", polarity: "affirmed" } } }),
   ]);
