@@ -10,17 +10,18 @@ import { CORPUS_AS_OF, measure, rates } from "../corpus/measure.ts";
 import { compileRulebook, loadSeedRulebook } from "../shared/engine/mod.ts";
 
 /**
- * The floor on the whole corpus: the level measured when it was last set, so
- * that no rule change may lower it; issue 6 asks for 0.90 on both (target
- * 0.95). History: 0.87 / 0.95 on the 1,239 cases of rounds 1 to 3; 0.840 /
- * 0.949 once rounds 4 to 6 added 989 harder cases written blind; round 7 (480
- * cases written blind and kept out of the corpus while seed rulebook version
- * 4's statute work went on) scored 0.747 / 0.753 before any tuning on it, and
- * version 4 then measured 0.900 / 0.963 on all 2,708 cases. Round 8 (400 cases
- * written blind, aimed at the weakest statutes and forms) scored 0.701 / 0.836
- * the first time version 4 met it; with it the corpus has 3,108 cases.
+ * The floor on the whole corpus: issue 6's 0.90 recall (target 0.95), and
+ * specificity at its measured level, which no rule change may lower. History:
+ * 0.87 / 0.95 on the 1,239 cases of rounds 1 to 3; 0.840 / 0.949 once rounds 4
+ * to 6 added 989 harder cases written blind; round 7 (480 cases written blind
+ * and kept out of the corpus while seed rulebook version 4's statute work went
+ * on) scored 0.747 / 0.753 before any tuning on it, and version 4 then measured
+ * 0.900 / 0.963 on 2,708 cases; round 8 (400 cases written blind, aimed at the
+ * weakest statutes and forms) scored 0.701 / 0.836 the first time version 4 met
+ * it; retuned on its tuning two thirds, version 4 measures 0.902 / 0.963 on all
+ * 3,108 (held-out third 0.752 / 0.903).
  */
-const FLOOR = { recall: 0.875, specificity: 0.945 };
+const FLOOR = { recall: 0.9, specificity: 0.96 };
 
 const cases = await loadCorpus();
 const seed = await loadSeedRulebook();
