@@ -64,7 +64,9 @@ interface TermPart {
 /**
  * Splits a term into its parts: a word (`bot`), single-word alternatives
  * (`bot|chatbot`), or a group of phrase alternatives in parentheses
- * (`(virtual assistant|ai)`); a part may end in `?` (optional).
+ * (`(virtual assistant|ai)`), whose alternatives may hold groups of their own
+ * (`(to the (patient)? portal|home)`); a part may end in `?` (optional).
+ * A group left open, or a `)` that closes none, is a TermError.
  */
 function termParts(term: string): TermPart[] {
   const parts: TermPart[] = [];
@@ -75,15 +77,19 @@ function termParts(term: string): TermPart[] {
       continue;
     }
     let body: string;
-    if (term[i] === "(") {
-      const close = term.indexOf(")", i + 1);
-      if (close < 0) throw new TermError(`term "${term}" has an unclosed group`);
+    let alternatives: string[];
+    const group = term[i] === "(";
+    if (group) {
+      const close = closingParen(term, i);
       body = term.slice(i + 1, close);
+      alternatives = topLevelAlternatives(body);
       i = close + 1;
     } else {
       let end = i;
       while (end < term.length && term[end] !== " " && term[end] !== "(") end += 1;
       body = term.slice(i, end);
+      if (body.includes(")")) throw new TermError(`term "${term}" has a ")" that closes no group`);
+      alternatives = body.split("|");
       i = end;
     }
     let optional = false;
@@ -93,10 +99,60 @@ function termParts(term: string): TermPart[] {
     } else if (body.length > 1 && body.endsWith("?") && !body.includes(" ")) {
       optional = true;
       body = body.slice(0, -1);
+      alternatives = group ? topLevelAlternatives(body) : body.split("|");
     }
-    parts.push({ alternatives: body.split("|").map((alt) => alt.trim()), optional });
+    parts.push({ alternatives: alternatives.map((alt) => alt.trim()), optional });
   }
   return parts;
+}
+
+/** The index of the `)` that closes the group opened at `open`. */
+function closingParen(term: string, open: number): number {
+  let depth = 0;
+  for (let k = open; k < term.length; k += 1) {
+    if (term[k] === "(") depth += 1;
+    else if (term[k] === ")") {
+      depth -= 1;
+      if (depth === 0) return k;
+    }
+  }
+  throw new TermError(`term "${term}" has an unclosed group`);
+}
+
+/** A group's alternatives: split at the `|` outside its inner groups. */
+function topLevelAlternatives(body: string): string[] {
+  const alternatives: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let k = 0; k < body.length; k += 1) {
+    if (body[k] === "(") depth += 1;
+    else if (body[k] === ")") depth -= 1;
+    else if (body[k] === "|" && depth === 0) {
+      alternatives.push(body.slice(start, k));
+      start = k + 1;
+    }
+  }
+  alternatives.push(body.slice(start));
+  return alternatives;
+}
+
+/** Whether an alternative is a phrase of its own parts (it holds a group or an optional word). */
+const isCompound = (alt: string) => alt.includes("(");
+
+/** A compound alternative's word-pattern sequences: its own parts, expanded. */
+function compoundSequences(term: string, alt: string): WordPattern[][] {
+  let sequences: WordPattern[][] = [[]];
+  for (const alternatives of termAlternatives(alt, false)) {
+    const next: WordPattern[][] = [];
+    for (const sequence of sequences) {
+      for (const alternative of alternatives) next.push([...sequence, ...alternative]);
+    }
+    if (next.length > MAX_TERM_EXPANSIONS) {
+      throw new TermError(`term "${term}" expands to more than ${MAX_TERM_EXPANSIONS} sequences`);
+    }
+    sequences = next;
+  }
+  return sequences;
 }
 
 /**
@@ -111,7 +167,7 @@ function termAlternatives(term: string, literal: boolean): WordPattern[][][] {
     // Punctuation between words ("suicide & crisis lifeline") separates them, as in content.
     if (
       part.alternatives.every((alt) =>
-        alt !== "" && !alt.endsWith("*") && termWords(alt).length === 0
+        alt !== "" && !alt.endsWith("*") && !isCompound(alt) && termWords(alt).length === 0
       )
     ) {
       continue;
@@ -119,6 +175,15 @@ function termAlternatives(term: string, literal: boolean): WordPattern[][][] {
     const alternatives: WordPattern[][] = part.optional ? [[]] : [];
     for (const alt of part.alternatives) {
       if (alt === "") throw new TermError(`term "${term}" has an empty alternative`);
+      if (!literal && isCompound(alt)) {
+        for (const sequence of compoundSequences(term, alt)) {
+          // An inner phrase that may be empty makes its part optional.
+          if (sequence.length === 0) {
+            if (!alternatives.some((a) => a.length === 0)) alternatives.unshift([]);
+          } else alternatives.push(sequence);
+        }
+        continue;
+      }
       const prefix = !literal && alt.endsWith("*");
       const words = termWords(prefix ? alt.slice(0, -1) : alt);
       if (words.length === 0) throw new TermError(`term "${term}" has no word in "${alt}"`);
@@ -154,19 +219,29 @@ export function termFirstWords(term: string, literal = false): string[] | null {
     // A part of punctuation only is left out, as in termAlternatives.
     if (
       part.alternatives.every((alt) =>
-        alt !== "" && !alt.endsWith("*") && termWords(alt).length === 0
+        alt !== "" && !alt.endsWith("*") && !isCompound(alt) && termWords(alt).length === 0
       )
     ) {
       continue;
     }
+    let optional = part.optional;
     for (const alt of part.alternatives) {
       if (alt === "") throw new TermError(`term "${term}" has an empty alternative`);
+      if (isCompound(alt)) {
+        // Its sequences' first words; one that may be empty lets the next part start too.
+        for (const sequence of compoundSequences(term, alt)) {
+          if (sequence.length === 0) optional = true;
+          else if (sequence[0].prefix) return null;
+          else first.add(sequence[0].word);
+        }
+        continue;
+      }
       if (alt.endsWith("*")) return null;
       const words = termWords(alt);
       if (words.length === 0) throw new TermError(`term "${term}" has no word in "${alt}"`);
       first.add(words[0]);
     }
-    if (!part.optional) break;
+    if (!optional) break;
   }
   return [...first];
 }

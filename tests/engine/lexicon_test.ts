@@ -34,6 +34,10 @@ const part = fc.tuple(
     fc.tuple(fc.array(word, { minLength: 1, maxLength: 2 }), word).map(([phrase, alt]) =>
       `(${phrase.join(" ")}|${alt})`
     ),
+    // A group with a group inside one of its phrases, maybe optional there.
+    fc.tuple(word, word, word, word, fc.boolean()).map(([a, b, c, d, inner]) =>
+      `(${a} (${b}|${c})${inner ? "?" : ""}|${d})`
+    ),
   ),
   fc.boolean(),
 ).map(([body, optional]) => optional && !body.endsWith("*") ? `${body}?` : body);
@@ -200,4 +204,27 @@ Deno.test("termFirstWords() names every word a term's sequences start with, for 
       }
     }
   }
+});
+
+Deno.test("a group may hold groups: each phrase is expanded, and the first words follow it", () => {
+  const sequences = (term: string) =>
+    expandTerm(term).map((sequence) => sequence.map((p) => p.word).join(" ")).sort();
+  assert.deepEqual(sequences("sent (to the (patient)? portal)? automatically"), [
+    "sent automatically",
+    "sent to the patient portal automatically",
+    "sent to the portal automatically",
+  ]);
+  assert.deepEqual(sequences("(really (him|her)|human)"), ["human", "really her", "really him"]);
+  assert.deepEqual(termFirstWords("((the)? nurse|rn) bot")?.sort(), ["nurse", "rn", "the"]);
+
+  const lexicon = new Lexicon();
+  const portal = lexicon.add(["(released|sent) (to the (patient)? portal)? automatically"]);
+  const found = lexicon.match(readContent("Results are sent to the patient portal automatically."));
+  assert.equal(found[portal].starts.length, 1, "the inner optional word is read");
+});
+
+Deno.test("a group left open or a ')' that closes none is refused, naming the term", () => {
+  assert.throws(() => expandTerm("(does not|never) say ) that it is ai"), /closes no group/);
+  assert.throws(() => expandTerm("(tell (users|callers) that it is ai"), /unclosed group/);
+  assert.throws(() => termFirstWords("say|mention ) that"), /closes no group/);
 });
