@@ -141,8 +141,13 @@ const isCompound = (alt: string) => alt.includes("(");
 
 /** A compound alternative's word-pattern sequences: its own parts, expanded. */
 function compoundSequences(term: string, alt: string): WordPattern[][] {
+  return expandParts(term, termAlternatives(alt, false));
+}
+
+/** Every sequence of one alternative per part, in order; at most MAX_TERM_EXPANSIONS. */
+function expandParts(term: string, parts: readonly WordPattern[][][]): WordPattern[][] {
   let sequences: WordPattern[][] = [[]];
-  for (const alternatives of termAlternatives(alt, false)) {
+  for (const alternatives of parts) {
     const next: WordPattern[][] = [];
     for (const sequence of sequences) {
       for (const alternative of alternatives) next.push([...sequence, ...alternative]);
@@ -248,18 +253,8 @@ export function termFirstWords(term: string, literal = false): string[] | null {
 
 /** Expands one term into word-pattern sequences; throws TermError when it is malformed. */
 export function expandTerm(term: string, options: { literal?: boolean } = {}): WordPattern[][] {
-  let sequences: WordPattern[][] = [[]];
-  for (const alternatives of termAlternatives(term, options.literal === true)) {
-    const next: WordPattern[][] = [];
-    for (const sequence of sequences) {
-      for (const alternative of alternatives) next.push([...sequence, ...alternative]);
-    }
-    if (next.length > MAX_TERM_EXPANSIONS) {
-      throw new TermError(`term "${term}" expands to more than ${MAX_TERM_EXPANSIONS} sequences`);
-    }
-    sequences = next;
-  }
-  sequences = sequences.filter((sequence) => sequence.length > 0);
+  const sequences = expandParts(term, termAlternatives(term, options.literal === true))
+    .filter((sequence) => sequence.length > 0);
   if (sequences.length === 0) throw new TermError(`term "${term}" can match nothing`);
   return sequences;
 }
