@@ -96,6 +96,62 @@ Deno.test("Lexicon.match() finds exactly what trying every term at every word fi
   );
 });
 
+/**
+ * Wide terms: four to six parts, most of them groups of many alternatives, so
+ * that a term's parts lead to eight nodes or more and its rest goes on from a
+ * join (Trie.insert); some parts optional, some a prefix. The text is made of
+ * the terms' own sequences, cut short and run together with other words, so
+ * that matches through joins, and near misses, are certain.
+ */
+const widePart = fc.tuple(
+  fc.oneof(
+    { weight: 4, arbitrary: fc.uniqueArray(word, { minLength: 3, maxLength: 9 }) },
+    { weight: 1, arbitrary: word.map((w) => [w]) },
+    { weight: 1, arbitrary: fc.constantFrom(["hum*"], ["chat*"], ["per*"]) },
+  ),
+  fc.boolean(),
+).map(([alternatives, optional]) => {
+  const body = alternatives.length === 1 ? alternatives[0] : `(${alternatives.join("|")})`;
+  return optional && !body.endsWith("*") ? `${body}?` : body;
+});
+const wideTerm = fc.array(widePart, { minLength: 4, maxLength: 6 }).map((parts) => parts.join(" "))
+  .filter((t) => {
+    try {
+      expandTerm(t);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+
+Deno.test("Lexicon.match() finds exactly what trying every sequence finds, for terms of many alternatives", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.array(wideTerm, { minLength: 1, maxLength: 2 }), { minLength: 1, maxLength: 4 }),
+      fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat(6), fc.array(word, { maxLength: 2 })), {
+        minLength: 1,
+        maxLength: 12,
+      }),
+      (termsOf, picks) => {
+        const sequences = termsOf.flat().flatMap((t) => expandTerm(t));
+        // Each pick: one sequence, maybe cut short, then a word or two of noise.
+        const content = picks.map(([which, prefixWord, cut, noise]) => {
+          const sequence = sequences[which % sequences.length];
+          const words = sequence.map((p) =>
+            p.prefix ? `${p.word}${"ans".slice(0, prefixWord % 3)}` : p.word
+          );
+          return [...words.slice(0, words.length - (cut > 4 ? 1 : 0)), ...noise].join(" ");
+        }).join(" ");
+        const lexicon = new Lexicon();
+        for (const terms of termsOf) lexicon.add(terms);
+        const doc = readContent(content);
+        assert.deepEqual(lexicon.match(doc).map(plain), naiveMatch(termsOf, doc));
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
+
 Deno.test("a narrowed lexicon view matches its entries as the whole lexicon does, and nothing else", () => {
   fc.assert(
     fc.property(

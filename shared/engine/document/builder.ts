@@ -257,6 +257,12 @@ function isFinalAiSuffix(text: string, from: number): boolean {
   return false;
 }
 
+/** Whether text[at] is a lower-case ASCII letter. */
+function isLowerAsciiAt(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  return c >= 97 && c <= 122;
+}
+
 /** Whether text[at] is an ASCII digit. */
 function isDigitAt(text: string, at: number): boolean {
   const c = text.charCodeAt(at);
@@ -273,7 +279,7 @@ function isAsciiAlnum(c: number): boolean {
 
 /**
  * The words of a literal of lower-case ASCII letters separated by single
- * spaces, as a document would read them, or null when the literal is not of
+ * spaces or hyphens, as a document would read them, or null when the literal is not of
  * that form or one of its words is read otherwise ("u", a bare contraction
  * such as "dont", a compound bot name such as "medibot"): then only a
  * DocumentBuilder knows. Rulebook terms are mostly of this form, so that
@@ -286,7 +292,8 @@ export function plainLiteralWords(literal: string): string[] | null {
   const words: string[] = [];
   for (let i = 0; i <= n; i += 1) {
     const c = i === n ? 32 : literal.charCodeAt(i);
-    if (c === 32) {
+    // A hyphen between words ends the first, as in content ("ai-powered": ai, powered).
+    if (c === 32 || (c === 45 && i + 1 < n && isLowerAsciiAt(literal, i + 1))) {
       if (i === wordStart) return null;
       const word = literal.slice(wordStart, i);
       const length = i - wordStart;
