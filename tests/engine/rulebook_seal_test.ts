@@ -49,6 +49,47 @@ for (const target of dbTargets()) {
     }
   });
 
+  Deno.test(`a sealed version is answered from the document kept when sealed; a change to its parts drops it and the seal [${target.name}]`, async () => {
+    const t = await target.open();
+    try {
+      const seed = await loadSeedRulebook();
+      await importRulebook(t.db, seed);
+      const kept = async () => [
+        ...await t.query<{ kept: boolean; same: boolean | null; sealed: boolean }>(
+          `select b.sealed_document is not null as kept,
+               b.sealed_document = app_private.rulebook_document(b) as same,
+               b.checked_sha256 is not null as sealed
+             from public.rulebooks b where b.version = $1`,
+          [seed.version],
+        ),
+      ];
+      assert.deepEqual(await kept(), [{ kept: true, same: true, sealed: true }]);
+
+      // rulebook_get answers from the kept document, not from the rows.
+      await t.query(
+        `update public.rulebooks
+         set sealed_document = pg_catalog.jsonb_set(sealed_document, '{definitions,kept_marker}', '{}')
+         where version = $1`,
+        [seed.version],
+      );
+      const [marked] = storedDocument((await rulebookGet(t.db, seed.version))!);
+      assert.ok("kept_marker" in (marked as { definitions: object }).definitions);
+
+      // A change to a part (here a concept) drops the kept document and the seal.
+      await t.query(
+        `update public.rulebooks set concepts = concepts || '{"added": {"terms": ["added"]}}'
+         where version = $1`,
+        [seed.version],
+      );
+      assert.deepEqual(await kept(), [{ kept: false, same: null, sealed: false }]);
+      const [document, seal] = storedDocument((await rulebookGet(t.db, seed.version))!);
+      assert.equal(seal, null);
+      assert.ok("added" in (document as { concepts: object }).concepts, "built from the rows");
+    } finally {
+      await t.close();
+    }
+  });
+
   Deno.test(`a rulebook changed after sealing is validated again and refused when corrupt [${target.name}]`, async () => {
     const t = await target.open();
     clearRulebookCache();
