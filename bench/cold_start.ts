@@ -14,6 +14,12 @@
  * operation: an audit of 1k characters, a verify, a 3-message transcript, a
  * scan of a small loopback page; its status is printed.
  *
+ * Each function is started twice: from its source with its deno.json, as
+ * `supabase functions serve` runs it, and bundled (`deno bundle --code-splitting`,
+ * into a temporary directory), as `supabase functions deploy` ships it in one
+ * file (an eszip) with its modules transpiled: the bundle's lazy imports stay
+ * separate chunks, loaded on demand as from source.
+ *
  * The clock starts just before the spawn and stops when the response's body
  * has been read; the port is learnt from the "Listening on" line
  * (DENO_SERVE_ADDRESS=tcp:127.0.0.1:0). Medians over BENCH_RUNS starts
@@ -223,6 +229,40 @@ async function coldStart(
   }
 }
 
+/** Bundles each function (code splitting keeps its on-demand imports apart) into a temporary directory. */
+const bundles = await Deno.makeTempDir({ prefix: "cold_start_bundles_" });
+for (const subject of subjects.filter((s) => s.config !== undefined)) {
+  const name = subject.name.split(" ")[0];
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform",
+      "deno",
+      "--code-splitting",
+      "--no-lock",
+      "--outdir",
+      `${bundles}/${name}`,
+      "--config",
+      subject.config!.pathname,
+      subject.entry.pathname,
+    ],
+    env: { DENO_NO_PACKAGE_JSON: "1", NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!output.success) {
+    throw new Error(
+      `deno bundle ${name}: ${new TextDecoder().decode(output.stderr).slice(0, 500)}`,
+    );
+  }
+  subjects.push({
+    name: `${subject.name} (bundled)`,
+    entry: new URL(`file://${bundles}/${name}/index.js`),
+    request: subject.request,
+  });
+}
+
 const times = new Map<string, number[]>(subjects.map((s) => [s.name, []]));
 const listening = new Map<string, number[]>(subjects.map((s) => [s.name, []]));
 const statuses = new Map<string, Set<number>>(subjects.map((s) => [s.name, new Set()]));
@@ -247,8 +287,10 @@ table(
   subjects.map((subject) => [
     subject.name === "hello world"
       ? "hello world (Deno.serve)"
+      : subject.config === undefined
+      ? `${subject.name.split(" ")[0]}, bundled`
       : `${subject.name.split(" ")[0]}/index.ts`,
-    subject.name === "hello world" ? "any" : subject.name,
+    subject.name === "hello world" ? "any" : subject.name.replace(" (bundled)", ""),
     [...statuses.get(subject.name)!].join(","),
     median(listening.get(subject.name)!).toFixed(0),
     median(times.get(subject.name)!).toFixed(0),
@@ -259,6 +301,7 @@ console.log(
   "\nlistening: until Deno.serve listens (module graph loaded and evaluated); answered: until the first response is read (× hello world compares this). Target: within 3× the hello world.",
 );
 
+await Deno.remove(bundles, { recursive: true });
 await site.shutdown();
 await bridge?.close();
 await bench.close();

@@ -6,6 +6,8 @@ import {
   type Rulebook,
   RulebookError,
 } from "../../shared/engine/mod.ts";
+import { preloadingRulebook, rulebookOfVersion } from "../../shared/engine/active_rulebook.ts";
+import { type Db, DbError } from "../../shared/db/db.ts";
 
 const seed = await loadSeedRulebook(1);
 
@@ -55,5 +57,55 @@ Deno.test("getCompiledRulebook() validates what the loader returns", async () =>
     RulebookError,
   );
   await assert.rejects(getCompiledRulebook(5, () => Promise.resolve(versioned(6))), /version 6/);
+  clearRulebookCache();
+});
+
+/** A Db that answers the rulebook RPCs with seed version 1 and records each call. */
+function rulebookDb(failGets = 0) {
+  const calls: string[] = [];
+  let failures = failGets;
+  const db: Db = {
+    rpc<T>(name: string): Promise<T> {
+      calls.push(name);
+      if (name === "rulebook_active") return Promise.resolve({ version: 1 } as T);
+      if (name === "rulebook_get") {
+        if (failures > 0) {
+          failures -= 1;
+          return Promise.reject(new DbError("database down"));
+        }
+        return Promise.resolve(
+          { version: 1, status: "active", published_at: null, rules: seed.rules } as T,
+        );
+      }
+      return Promise.reject(new Error(`unexpected RPC ${name}`));
+    },
+    close: () => Promise.resolve(),
+  };
+  return { db, calls };
+}
+
+Deno.test("preloadingRulebook() loads the active rulebook before any request, and the first request shares it", async () => {
+  clearRulebookCache();
+  const { db, calls } = rulebookDb();
+  const deps = { db, other: "kept" };
+  assert.equal(preloadingRulebook(deps), deps);
+  // The load started at once, before anything asked for the rulebook.
+  assert.deepEqual(calls, ["rulebook_active"]);
+  const { compiled } = await rulebookOfVersion(db, 1);
+  assert.equal(compiled.version, 1);
+  assert.deepEqual(calls, ["rulebook_active", "rulebook_get"], "one load, shared");
+  clearRulebookCache();
+});
+
+Deno.test("a failed preload is dropped, not cached: the first request loads the rulebook again", async () => {
+  clearRulebookCache();
+  const { db, calls } = rulebookDb(1);
+  preloadingRulebook({ db });
+  // Let the preload fail (an unhandled rejection would fail this test).
+  while (calls.length < 2) await new Promise((resolve) => setTimeout(resolve, 1));
+  await new Promise((resolve) => setTimeout(resolve, 1));
+  const { compiled } = await rulebookOfVersion(db, 1);
+  assert.equal(compiled.version, 1);
+  assert.deepEqual(calls, ["rulebook_active", "rulebook_get", "rulebook_get"]);
   clearRulebookCache();
 });

@@ -1,4 +1,5 @@
+import { preloadingRulebook } from "@shared/engine/active_rulebook.ts";
 import { functionDeps } from "@shared/function_deps.ts";
 import { webhookIngest } from "@shared/handlers/webhook_ingest.ts";
 
-Deno.serve(webhookIngest(functionDeps()));
+Deno.serve(webhookIngest(preloadingRulebook(functionDeps())));
