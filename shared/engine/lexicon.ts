@@ -3,9 +3,10 @@
  * finds every concept's matches in a document.
  *
  * Terms are parsed (detector_schema.ts has the syntax), folded and tokenized
- * like content, and expanded into word sequences; the trie holds every
- * sequence of every concept. Matching walks the trie from each token; a match
- * never crosses a sentence end. The step from the root, the only one most
+ * like content, and read as parts of word alternatives; the trie holds every
+ * sequence of every concept that documents have reached, inserted part by
+ * part as matches first reach it (Trie.insert). Matching walks the trie from
+ * each token; a match never crosses a sentence end. The step from the root, the only one most
  * tokens take, is memoised per distinct word. Cost is linear in the number of
  * tokens times the depth of the longest term.
  *
@@ -286,17 +287,20 @@ const NOT_LOOKED_UP = -1;
 /** The first step of a word that starts no term (shared, never written to). */
 const NO_STEPS: readonly number[] = Object.freeze([]);
 
-/** Node flags: the node has children by whole word; by prefix; joins (see Trie.insert). */
+/**
+ * Node flags: the node has children by whole word; by prefix; terms whose
+ * next parts are not inserted below it yet (see Trie.insert).
+ */
 const HAS_WORDS = 1;
 const HAS_PREFIXES = 2;
-const HAS_JOINS = 4;
+const HAS_PENDING = 4;
 
-/**
- * How many trie nodes a term's part may lead to before the term's next parts
- * go on from one join node instead of being copied under each of them
- * (Trie.insert).
- */
-const JOIN_AT = 8;
+/** The rest of a term, from one of its parts on, to be inserted below a node. */
+interface Continuation {
+  readonly parts: readonly (readonly WordPattern[])[][];
+  readonly part: number;
+  readonly id: number;
+}
 
 /**
  * A word trie of some lexicon entries' sequences, with its memoised first
@@ -321,14 +325,14 @@ class Trie {
   /** The lexicon's word numbers (shared by its tries). */
   readonly #numbers: Map<string, number>;
   #nodes = 1;
-  /** Per node: HAS_WORDS | HAS_PREFIXES | HAS_JOINS. */
+  /** Per node: HAS_WORDS | HAS_PREFIXES | HAS_PENDING. */
   flags = new Uint8Array(64);
   /** Per node: the lexicon entries whose term ends there. */
   readonly ends: (number[] | null)[] = [null];
   /** Per node with prefix edges: its prefix steps. */
   readonly prefixes = new Map<number, PrefixStep[]>();
-  /** Per node with joins: the join nodes a match reaching it also reaches, word for word. */
-  readonly joins = new Map<number, number[]>();
+  /** Per node with HAS_PENDING: the terms to go on with below it, when a match first reaches it. */
+  readonly #continuations = new Map<number, Continuation[]>();
   // The edge table: parent node, word number, child node (0: an empty slot, since the root
   // is nobody's child); its size is a power of two, at most half full.
   #parents = new Int32Array(1024);
@@ -463,67 +467,77 @@ class Trie {
   }
 
   /**
-   * Inserts every sequence of a term's parts (termAlternatives) for entry
-   * `id`: the parts are walked on the trie itself, so that the sequences of a
-   * term with many alternatives are never built one by one, and prefixes
-   * they share are walked once. The empty sequence (every part optional)
-   * matches nothing, as expandTerm drops it.
-   *
-   * From the third part on, a part that leaves the term at JOIN_AT nodes or
-   * more, with parts still to come, gets a join: a new node of this term's
-   * own, which each of those nodes leads to without a word, and the next
-   * parts go on from it once. "(is|are) (this|these) (automated|…7 more)
-   * (reply|…16 more)" is thus 2 + 4 + 32 + 17 steps, not 2 + 4 + 32 + 544:
-   * the first evaluation of a cold isolate inserts the terms its words reach,
-   * and joins halve that time. A join hangs from nodes whose words are this
-   * term's so far, so a match that reaches one of them may go on as this
-   * term; its subtree holds this term's rest only. Not before the third part:
-   * a term's first words ("is", "you are") are common ones, and a join there
-   * would cost a step wherever a document has them (measured: 8% slower at
-   * 30,000 characters; from the third part on, no slower).
+   * Inserts a term's parts (termAlternatives) for entry `id`, one part at a
+   * time and only as far as documents go: the first part's words now, below
+   * the root; the next part below a node only when a match first reaches that
+   * node (expand()). A document's words reach few of a term's paths ("is
+   * this", not "are these automated"), so a cold isolate's first evaluation
+   * inserts those paths, not every sequence of every term its first words
+   * start; a warm trie holds each path documents have reached, as if it had
+   * been inserted whole. Where the paths of one part meet at one node, the
+   * rest goes on from it once. A term whose parts may all be empty matches
+   * nothing, as expandTerm drops the empty sequence.
    */
   insert(parts: readonly (readonly WordPattern[])[][], id: number): void {
-    let states: number[] = [Trie.ROOT];
-    for (let p = 0; p < parts.length; p += 1) {
-      const alternatives = parts[p];
-      const next: number[] = [];
-      // Paths that meet at one node go on from it once (a set once there are many).
-      let seen: Set<number> | null = null;
-      for (const state of states) {
-        for (const alternative of alternatives) {
-          let node = state;
-          for (const pattern of alternative) node = this.#step(node, pattern);
-          if (seen === null && next.length >= 32) seen = new Set(next);
-          if (seen === null ? next.includes(node) : seen.has(node)) continue;
-          next.push(node);
-          seen?.add(node);
-        }
-      }
-      states = next;
-      if (p >= 2 && states.length >= JOIN_AT && p < parts.length - 1) {
-        // The root stays a state of its own: a match starts from its children, never from it.
-        const rooted = states.includes(Trie.ROOT);
-        const join = this.#join(rooted ? states.filter((node) => node !== Trie.ROOT) : states);
-        states = rooted ? [Trie.ROOT, join] : [join];
-      }
-    }
-    for (const node of states) {
-      if (node === Trie.ROOT) continue;
-      const ends = this.ends[node] ??= [];
-      if (!ends.includes(id)) ends.push(id);
+    this.#insertPart(Trie.ROOT, parts, 0, id);
+  }
+
+  /**
+   * Inserts part `part` of a term below `node`, and defers the parts after
+   * it to the nodes it leads to; an empty alternative (an optional part) goes
+   * on below `node` at once.
+   */
+  #insertPart(
+    node: number,
+    parts: readonly (readonly WordPattern[])[][],
+    part: number,
+    id: number,
+  ): void {
+    const last = part === parts.length - 1;
+    const reached: number[] = [];
+    for (const alternative of parts[part]) {
+      let child = node;
+      for (let k = 0; k < alternative.length; k += 1) child = this.#step(child, alternative[k]);
+      if (reached.includes(child)) continue;
+      reached.push(child);
+      if (child === node) {
+        if (!last) this.#insertPart(node, parts, part + 1, id);
+        else if (node !== Trie.ROOT) this.#addEnd(node, id);
+      } else if (last) this.#addEnd(child, id);
+      else this.#defer(child, { parts, part: part + 1, id });
     }
   }
 
-  /** A new node that a match reaching any of `from` reaches too, without a word. */
-  #join(from: readonly number[]): number {
-    const join = this.#addNode();
-    for (const node of from) {
-      const list = this.joins.get(node);
-      if (list === undefined) this.joins.set(node, [join]);
-      else list.push(join);
-      this.flags[node] |= HAS_JOINS;
-    }
-    return join;
+  #addEnd(node: number, id: number): void {
+    const ends = this.ends[node] ??= [];
+    if (!ends.includes(id)) ends.push(id);
+  }
+
+  #defer(node: number, continuation: Continuation): void {
+    const list = this.#continuations.get(node);
+    if (list === undefined) {
+      this.#continuations.set(node, [continuation]);
+      this.flags[node] |= HAS_PENDING;
+    } else if (
+      !list.some((c) =>
+        c.id === continuation.id && c.part === continuation.part && c.parts === continuation.parts
+      )
+    ) list.push(continuation);
+  }
+
+  /**
+   * Inserts the terms deferred to `node` (its flag HAS_PENDING), before a
+   * match reads its ends and children. A node's continuations all arrive
+   * before any match can first reach it: from its parent's expansion, or,
+   * below the root, when its word is first looked up (each term that can
+   * start with the word is inserted then).
+   */
+  expand(node: number): void {
+    const list = this.#continuations.get(node);
+    this.#continuations.delete(node);
+    this.flags[node] &= ~HAS_PENDING;
+    if (list === undefined) return;
+    for (const c of list) this.#insertPart(node, c.parts, c.part, c.id);
   }
 
   #forget(): void {
@@ -747,6 +761,13 @@ export class Lexicon {
         top -= 1;
         const node = frontier[top];
         const end = depth[top];
+        let flags = trieFlags[node];
+        if ((flags & HAS_PENDING) !== 0) {
+          // The first match to reach this node: insert what goes on below it.
+          trie.expand(node);
+          trieFlags = trie.flags;
+          flags = trieFlags[node];
+        }
         const ends = trieEnds[node];
         if (ends !== null) {
           for (let q = 0; q < ends.length; q += 1) {
@@ -763,17 +784,7 @@ export class Lexicon {
             perEntry[id] += 1;
           }
         }
-        const flags = trieFlags[node];
-        if ((flags & HAS_JOINS) !== 0) {
-          // A join goes on from where this node ended, without a word.
-          const joins = trie.joins.get(node) as number[];
-          for (let q = 0; q < joins.length; q += 1) {
-            frontier[top] = joins[q];
-            depth[top] = end;
-            top += 1;
-          }
-        }
-        if (end < n && sentence[end] === sentence[i] && (flags & ~HAS_JOINS) !== 0) {
+        if (end < n && sentence[end] === sentence[i] && flags !== 0) {
           if ((flags & HAS_WORDS) !== 0) {
             const word = wordId[end];
             let number = numbers[word];
