@@ -291,3 +291,26 @@ Deno.test("a group left open or a ')' that closes none is refused, naming the te
   assert.throws(() => expandTerm("(tell (users|callers) that it is ai"), /unclosed group/);
   assert.throws(() => termFirstWords("say|mention ) that"), /closes no group/);
 });
+
+Deno.test("termFirstWords() reads a plain first part alone, and every other first part whole", () => {
+  const cases: [string, string[]][] = [
+    ["(ai|virtual assistant) (bot|agent)", ["ai", "virtual"]],
+    ["bot|chatbot reply", ["bot", "chat"]],
+    ["you (are|r) a bot", ["you"]],
+    ["(ai-powered|auto reply) text", ["ai", "auto"]],
+    ["(ai|bot)? writer", ["ai", "bot", "writer"]],
+    ["(ai|bot?) writer", ["ai", "bot", "writer"]],
+    ["bot? (writer|helper)", ["bot", "writer", "helper"]],
+    ["(ai (powered)?|bot) text", ["ai", "bot"]],
+    ["(u|you) are", ["you"]],
+    ["(1|one) bot", ["1", "one"]],
+  ];
+  for (const [term, words] of cases) {
+    assert.deepEqual(new Set(termFirstWords(term)), new Set(words), term);
+    const sequences = expandTerm(term);
+    assert.deepEqual(new Set(termFirstWords(term)), new Set(sequences.map((s) => s[0].word)), term);
+  }
+  // A rest that is malformed is refused even when the first part is plain.
+  assert.throws(() => termFirstWords("(ai|bot) (writer"), /unclosed group/);
+  assert.throws(() => termFirstWords("ai|bot writer)"), /closes no group/);
+});
