@@ -1,5 +1,6 @@
 /** Typed RPCs of the rulebook (migration 20261121000012_rulebook_rpc.sql). */
 import { z } from "zod";
+import type { Db } from "./db.ts";
 import { rpcFunction } from "./rpc_function.ts";
 
 const Version = z.number().int().min(1);
@@ -32,6 +33,51 @@ export const rulebookGet = rpcFunction(
     seal: z.string().optional(),
   }).nullable(),
 );
+
+/** A version as rulebook_get returns it. */
+export type StoredRulebook = NonNullable<Awaited<ReturnType<typeof rulebookGet>>>;
+
+/** The active rulebook read ahead with a Db (readingRulebookAhead), until a load takes it. */
+const readAhead = new WeakMap<Db, Promise<StoredRulebook | null>>();
+
+/**
+ * Starts reading the active rulebook (rulebook_active, then rulebook_get)
+ * with `deps.db`, and returns `deps`. A deployed function that evaluates
+ * content calls it before it imports its handler, so that the database
+ * connection opens, and the 1 MB document arrives, while the engine's modules
+ * load. The document waits for the first load of its version
+ * (takeRulebookReadAhead); a failed read is dropped, and that load reads
+ * again and fails closed then. This module is light (zod and the RPCs), so
+ * the read starts before the engine is imported.
+ */
+export function readingRulebookAhead<D extends { db: Db }>(deps: D): D {
+  const read = (async () => {
+    const active = await rulebookActive(deps.db);
+    return active === null ? null : await rulebookGet(deps.db, active.version);
+  })();
+  read.catch(() => {});
+  readAhead.set(deps.db, read);
+  return deps;
+}
+
+/**
+ * The version read ahead with `db` when it is `version` (taken once: a later
+ * load reads the database), else null; null too when the read failed.
+ */
+export async function takeRulebookReadAhead(
+  db: Db,
+  version: number,
+): Promise<StoredRulebook | null> {
+  const read = readAhead.get(db);
+  if (read === undefined) return null;
+  readAhead.delete(db);
+  try {
+    const stored = await read;
+    return stored?.version === version ? stored : null;
+  } catch {
+    return null;
+  }
+}
 
 /** Records the engine's seal of a validated version (migration 20261125000701_rulebook_seal.sql). */
 export const rulebookSealRpc = rpcFunction(

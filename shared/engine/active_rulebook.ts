@@ -1,5 +1,10 @@
 import type { Db } from "../db/db.ts";
-import { rulebookActive, rulebookGet } from "../db/rulebooks.ts";
+import {
+  rulebookActive,
+  rulebookGet,
+  type StoredRulebook,
+  takeRulebookReadAhead,
+} from "../db/rulebooks.ts";
 import type { CompiledRulebook } from "./compiler.ts";
 import { getCompiledRulebook } from "./rulebook_cache.ts";
 import { SealedDocument } from "./rulebook_seal.ts";
@@ -54,7 +59,8 @@ export async function rulebookOfVersion(
 ): Promise<ActiveRulebook> {
   if (version === null) throw new NoActiveRulebookError();
   const compiled = await getCompiledRulebook(version, async (version) => {
-    const rulebook = await rulebookGet(db, version);
+    // The version read ahead as the isolate started (readingRulebookAhead), else read now.
+    const rulebook = (await takeRulebookReadAhead(db, version)) ?? await rulebookGet(db, version);
     if (rulebook === null) throw new NoActiveRulebookError();
     // The import document again: everything but the version's status, publication date and
     // seal; a sealed document is compiled without validating it again (rulebook_seal.ts).
@@ -64,9 +70,7 @@ export async function rulebookOfVersion(
 }
 
 /** A rulebook_get answer as the document the engine validated and sealed, and its seal. */
-export function storedDocument(
-  row: NonNullable<Awaited<ReturnType<typeof rulebookGet>>>,
-): [document: unknown, seal: string | null] {
+export function storedDocument(row: StoredRulebook): [document: unknown, seal: string | null] {
   const { status: _status, published_at: _published, seal, ...document } = row;
   return [document, seal ?? null];
 }

@@ -8,6 +8,7 @@ import {
 } from "../../shared/engine/mod.ts";
 import { preloadingRulebook, rulebookOfVersion } from "../../shared/engine/active_rulebook.ts";
 import { type Db, DbError } from "../../shared/db/db.ts";
+import { readingRulebookAhead } from "../../shared/db/rulebooks.ts";
 
 const seed = await loadSeedRulebook(1);
 
@@ -107,5 +108,38 @@ Deno.test("a failed preload is dropped, not cached: the first request loads the 
   const { compiled } = await rulebookOfVersion(db, 1);
   assert.equal(compiled.version, 1);
   assert.deepEqual(calls, ["rulebook_active", "rulebook_get", "rulebook_get"]);
+  clearRulebookCache();
+});
+
+Deno.test("readingRulebookAhead() reads the active rulebook before any request, and its first load takes it once", async () => {
+  clearRulebookCache();
+  const { db, calls } = rulebookDb();
+  const deps = { db };
+  assert.equal(readingRulebookAhead(deps), deps);
+  assert.deepEqual(calls, ["rulebook_active"], "the read starts at once");
+  const { compiled } = await rulebookOfVersion(db, 1);
+  assert.equal(compiled.version, 1);
+  assert.deepEqual(calls, ["rulebook_active", "rulebook_get"], "the load took what was read");
+  // Taken once: a new load (another isolate's cache, here cleared) reads the database.
+  clearRulebookCache();
+  await rulebookOfVersion(db, 1);
+  assert.deepEqual(calls, ["rulebook_active", "rulebook_get", "rulebook_get"]);
+  clearRulebookCache();
+});
+
+Deno.test("a rulebook read ahead is dropped when it failed or is of another version", async () => {
+  clearRulebookCache();
+  const failing = rulebookDb(1);
+  readingRulebookAhead({ db: failing.db });
+  const { compiled } = await rulebookOfVersion(failing.db, 1);
+  assert.equal(compiled.version, 1);
+  assert.deepEqual(failing.calls, ["rulebook_active", "rulebook_get", "rulebook_get"]);
+  clearRulebookCache();
+
+  // Version 2 activated meanwhile: what was read (version 1) is not used for it.
+  const other = rulebookDb();
+  readingRulebookAhead({ db: other.db });
+  await assert.rejects(rulebookOfVersion(other.db, 2), RulebookError);
+  assert.deepEqual(other.calls, ["rulebook_active", "rulebook_get", "rulebook_get"]);
   clearRulebookCache();
 });

@@ -1,5 +1,7 @@
-import { preloadingRulebook } from "@shared/engine/active_rulebook.ts";
+import { readingRulebookAhead } from "@shared/db/rulebooks.ts";
 import { functionDeps } from "@shared/function_deps.ts";
-import { complianceAudit } from "@shared/handlers/compliance_audit.ts";
 
-Deno.serve(complianceAudit(preloadingRulebook(functionDeps())));
+// The rulebook is read while the handler and the engine load.
+const deps = readingRulebookAhead(functionDeps());
+const { complianceAudit } = await import("@shared/handlers/compliance_audit.ts");
+Deno.serve(complianceAudit(deps));

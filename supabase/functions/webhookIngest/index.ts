@@ -1,5 +1,7 @@
-import { preloadingRulebook } from "@shared/engine/active_rulebook.ts";
+import { readingRulebookAhead } from "@shared/db/rulebooks.ts";
 import { functionDeps } from "@shared/function_deps.ts";
-import { webhookIngest } from "@shared/handlers/webhook_ingest.ts";
 
-Deno.serve(webhookIngest(preloadingRulebook(functionDeps())));
+// The rulebook is read while the handler and the engine load.
+const deps = readingRulebookAhead(functionDeps());
+const { webhookIngest } = await import("@shared/handlers/webhook_ingest.ts");
+Deno.serve(webhookIngest(deps));
