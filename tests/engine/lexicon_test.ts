@@ -25,6 +25,16 @@ import { plainLiteralWords } from "../../shared/engine/document/builder.ts";
 const WORDS = ["ai", "bot", "not", "human", "real", "person", "nurse", "chat", "chatbot", "we"];
 const word = fc.constantFrom(...WORDS);
 
+/** Whether a generated term is well formed (expandTerm reads it). */
+function expandable(term: string): boolean {
+  try {
+    expandTerm(term);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A term part: a word, a prefix (`hum*`), alternatives, a phrase group; maybe optional. */
 const part = fc.tuple(
   fc.oneof(
@@ -42,14 +52,7 @@ const part = fc.tuple(
   fc.boolean(),
 ).map(([body, optional]) => optional && !body.endsWith("*") ? `${body}?` : body);
 const term = fc.array(part, { minLength: 1, maxLength: 4 }).map((parts) => parts.join(" "))
-  .filter((t) => {
-    try {
-      expandTerm(t);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  .filter(expandable);
 const entries = fc.array(fc.array(term, { minLength: 1, maxLength: 3 }), {
   minLength: 1,
   maxLength: 8,
@@ -117,14 +120,7 @@ const widePart = fc.tuple(
   return optional && !body.endsWith("*") ? `${body}?` : body;
 });
 const wideTerm = fc.array(widePart, { minLength: 4, maxLength: 6 }).map((parts) => parts.join(" "))
-  .filter((t) => {
-    try {
-      expandTerm(t);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  .filter(expandable);
 
 Deno.test("Lexicon.match() finds exactly what trying every sequence finds, for terms of many alternatives", () => {
   fc.assert(
