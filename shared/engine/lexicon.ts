@@ -516,7 +516,8 @@ class Trie {
    * nothing, as expandTerm drops the empty sequence.
    */
   insert(parts: readonly (readonly WordPattern[])[][], id: number): void {
-    this.#insertPart(Trie.ROOT, parts, 0, id);
+    // A term of punctuation only has no part (expandTerm refuses it at import).
+    if (parts.length > 0) this.#insertPart(Trie.ROOT, parts, 0, id);
   }
 
   /**
