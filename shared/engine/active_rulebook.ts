@@ -35,20 +35,6 @@ export async function activeRulebook(db: Db): Promise<ActiveRulebook> {
 }
 
 /**
- * Starts loading the active rulebook in the background and returns `deps`: a
- * deployed function that evaluates content calls it as its isolate starts, so
- * that the rulebook's round trips and compilation overlap the first request's
- * own (its key, its body, its limit) instead of following them. The load goes
- * to the per-isolate cache, where the first request finds it done or under way.
- * A failed load is dropped here and not cached: the request that needs the
- * rulebook loads it again and fails closed then.
- */
-export function preloadingRulebook<D extends { db: Db }>(deps: D): D {
-  activeRulebook(deps.db).catch(() => {});
-  return deps;
-}
-
-/**
  * The rulebook of an active version the caller already knows (complianceAudit
  * reads it with the account): no round trip when the version is cached, one
  * (rulebook_get) when it is not. A null version throws NoActiveRulebookError.

@@ -137,6 +137,16 @@ function topLevelAlternatives(body: string): string[] {
   return alternatives;
 }
 
+/**
+ * Whether a part is punctuation only ("suicide & crisis lifeline"): it
+ * separates words, as in content, and is left out of the term's parts.
+ */
+function isPunctuationOnly(part: TermPart): boolean {
+  return part.alternatives.every((alt) =>
+    alt !== "" && !alt.endsWith("*") && !isCompound(alt) && termWords(alt).length === 0
+  );
+}
+
 /** Whether an alternative is a phrase of its own parts (it holds a group or an optional word). */
 const isCompound = (alt: string) => alt.includes("(");
 
@@ -173,14 +183,7 @@ function termAlternatives(term: string, literal: boolean): WordPattern[][][] {
   const parts = literal ? [{ alternatives: [term], optional: false }] : termParts(term);
   const resolved: WordPattern[][][] = [];
   for (const part of parts) {
-    // Punctuation between words ("suicide & crisis lifeline") separates them, as in content.
-    if (
-      part.alternatives.every((alt) =>
-        alt !== "" && !alt.endsWith("*") && !isCompound(alt) && termWords(alt).length === 0
-      )
-    ) {
-      continue;
-    }
+    if (isPunctuationOnly(part)) continue;
     const alternatives: WordPattern[][] = part.optional ? [[]] : [];
     for (const alt of part.alternatives) {
       if (alt === "") throw new TermError(`term "${term}" has an empty alternative`);
@@ -222,18 +225,9 @@ export function termFirstWords(term: string, literal = false): string[] | null {
   // A literal, or a term of plain lower-case words (most terms): its first word.
   const plain = literal ? termWords(term) : plainLiteralWords(term);
   if (plain !== null) return plain.length === 0 ? [] : [plain[0]];
-  const quick = plainFirstPartWords(term);
-  if (quick !== null) return quick;
   const first = new Set<string>();
   for (const part of termParts(term)) {
-    // A part of punctuation only is left out, as in termAlternatives.
-    if (
-      part.alternatives.every((alt) =>
-        alt !== "" && !alt.endsWith("*") && !isCompound(alt) && termWords(alt).length === 0
-      )
-    ) {
-      continue;
-    }
+    if (isPunctuationOnly(part)) continue;
     let optional = part.optional;
     for (const alt of part.alternatives) {
       if (alt === "") throw new TermError(`term "${term}" has an empty alternative`);
@@ -254,41 +248,6 @@ export function termFirstWords(term: string, literal = false): string[] | null {
     if (!optional) break;
   }
   return [...first];
-}
-
-/**
- * The first words of a term whose first part is not optional and holds only
- * alternatives of plain lower-case words, `(ai|virtual assistant) …`,
- * `bot|chatbot …` or `you (are|r) …` (most terms with a group), read without
- * parsing the rest; null for any other term (termFirstWords reads it whole).
- */
-function plainFirstPartWords(term: string): string[] | null {
-  const group = term.charCodeAt(0) === 40; // (
-  let end = group ? 1 : 0;
-  while (end < term.length) {
-    const c = term.charCodeAt(end);
-    // Lower-case letters, spaces (in a group), bars and hyphens; anything else: the long way.
-    if (!((c >= 97 && c <= 122) || c === 124 || c === 45 || (c === 32 && group))) break;
-    end += 1;
-  }
-  const close = group ? term.charCodeAt(end) === 41 : end === term.length || term[end] === " ";
-  if (!close || (group && term[end + 1] === "?")) return null;
-  const body = term.slice(group ? 1 : 0, end);
-  // A malformed rest (a group left open, a stray ")") is refused the long way.
-  let depth = 0;
-  for (let k = group ? end + 1 : end; k < term.length && depth >= 0; k += 1) {
-    const c = term.charCodeAt(k);
-    if (c === 40) depth += 1;
-    else if (c === 41) depth -= 1;
-  }
-  if (depth !== 0) return null;
-  const first: string[] = [];
-  for (const alternative of body.split("|")) {
-    const words = plainLiteralWords(alternative.trim());
-    if (words === null) return null;
-    if (!first.includes(words[0])) first.push(words[0]);
-  }
-  return first;
 }
 
 /** Expands one term into word-pattern sequences; throws TermError when it is malformed. */

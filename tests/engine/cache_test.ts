@@ -6,7 +6,7 @@ import {
   type Rulebook,
   RulebookError,
 } from "../../shared/engine/mod.ts";
-import { preloadingRulebook, rulebookOfVersion } from "../../shared/engine/active_rulebook.ts";
+import { rulebookOfVersion } from "../../shared/engine/active_rulebook.ts";
 import { type Db, DbError } from "../../shared/db/db.ts";
 import { readingRulebookAhead } from "../../shared/db/rulebooks.ts";
 
@@ -84,32 +84,6 @@ function rulebookDb(failGets = 0) {
   };
   return { db, calls };
 }
-
-Deno.test("preloadingRulebook() loads the active rulebook before any request, and the first request shares it", async () => {
-  clearRulebookCache();
-  const { db, calls } = rulebookDb();
-  const deps = { db, other: "kept" };
-  assert.equal(preloadingRulebook(deps), deps);
-  // The load started at once, before anything asked for the rulebook.
-  assert.deepEqual(calls, ["rulebook_active"]);
-  const { compiled } = await rulebookOfVersion(db, 1);
-  assert.equal(compiled.version, 1);
-  assert.deepEqual(calls, ["rulebook_active", "rulebook_get"], "one load, shared");
-  clearRulebookCache();
-});
-
-Deno.test("a failed preload is dropped, not cached: the first request loads the rulebook again", async () => {
-  clearRulebookCache();
-  const { db, calls } = rulebookDb(1);
-  preloadingRulebook({ db });
-  // Let the preload fail (an unhandled rejection would fail this test).
-  while (calls.length < 2) await new Promise((resolve) => setTimeout(resolve, 1));
-  await new Promise((resolve) => setTimeout(resolve, 1));
-  const { compiled } = await rulebookOfVersion(db, 1);
-  assert.equal(compiled.version, 1);
-  assert.deepEqual(calls, ["rulebook_active", "rulebook_get", "rulebook_get"]);
-  clearRulebookCache();
-});
 
 Deno.test("readingRulebookAhead() reads the active rulebook before any request, and its first load takes it once", async () => {
   clearRulebookCache();
