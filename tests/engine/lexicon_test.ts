@@ -288,7 +288,7 @@ Deno.test("a group left open or a ')' that closes none is refused, naming the te
   assert.throws(() => termFirstWords("say|mention ) that"), /closes no group/);
 });
 
-Deno.test("termFirstWords() reads a plain first part alone, and every other first part whole", () => {
+Deno.test("termFirstWords() follows optional groups, a ? inside a group, nested groups, and refuses a malformed rest", () => {
   const cases: [string, string[]][] = [
     ["(ai|virtual assistant) (bot|agent)", ["ai", "virtual"]],
     ["bot|chatbot reply", ["bot", "chat"]],
