@@ -13,6 +13,13 @@
  *   runWebsiteAudit: fetching robots.txt and the page with `fetch` and
  *   evaluating the page). verify and export_audit have no (b).
  *
+ * complianceAudit also has a floor, (c): (b) whose last round trip is the
+ * audit's own write, `audit_record` through the service's database adapter
+ * (group commit included) on the request's account, instead of a `select 1`.
+ * It is the least an audit that is evaluated and durably recorded can cost
+ * here, without authenticating, limiting or building an answer; its ratio
+ * to (a) bounds the service's.
+ *
  * complianceAudit is served twice on PostgreSQL: by the local server (its
  * router behind the connection guard, scripts/server.ts) and as a deployed
  * function runs it, its handler alone under its own `Deno.serve` (no guard,
@@ -46,6 +53,7 @@ import {
 import { loadConfig } from "../shared/config.ts";
 import { clearRulebookCache } from "../shared/engine/rulebook_cache.ts";
 import { compileRulebook, evaluate, loadSeedRulebook } from "../shared/engine/mod.ts";
+import { auditRecord } from "../shared/db/audits.ts";
 import { complianceAudit } from "../shared/handlers/compliance_audit.ts";
 import { DEFAULT_LIMITS, type ServiceDeps } from "../shared/handlers/deps.ts";
 import { evaluateTranscript } from "../shared/handlers/transcript_evaluation.ts";
@@ -218,6 +226,8 @@ interface Scenario {
   /** Builds baseline (b)'s work; none when the operation has no engine work. */
   work?: (body: unknown) => Promise<unknown> | unknown;
   workName?: string;
+  /** The floor (c)'s work, in place of its last `select 1`: (b)'s and the operation's write. */
+  floor?: (body: unknown) => Promise<unknown>;
 }
 
 interface Figures {
@@ -238,7 +248,8 @@ interface Measured {
   service: Figures;
   a: Figures;
   b?: Figures;
-  cpu: { service: CpuPerRequest; a: CpuPerRequest; b?: CpuPerRequest };
+  c?: Figures;
+  cpu: { service: CpuPerRequest; a: CpuPerRequest; b?: CpuPerRequest; c?: CpuPerRequest };
   notes: string[];
 }
 
@@ -343,8 +354,13 @@ function clientIps(count: number): Record<string, string>[] {
   }));
 }
 
-async function apiKeys(bench: BenchDb, count: number): Promise<Record<string, string>[]> {
+/** `count` enterprise accounts with a key each: the keys' headers, and the accounts in the same order. */
+async function apiKeys(
+  bench: BenchDb,
+  count: number,
+): Promise<{ keys: Record<string, string>[]; accounts: string[] }> {
   const keys: Record<string, string>[] = [];
+  const accounts: string[] = [];
   for (let i = 0; i < count; i += 50) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(50, count - i) }, async () => {
@@ -354,21 +370,33 @@ async function apiKeys(bench: BenchDb, count: number): Promise<Record<string, st
           trialEnd: null,
           pricePerMonthUsd: null,
         });
-        return (await issueApiKey(bench.db, account.account_id)).api_key;
+        const { api_key } = await issueApiKey(bench.db, account.account_id);
+        return { key: api_key, account: account.account_id };
       }),
     );
-    keys.push(...batch.map((key) => ({ "x-api-key": key })));
+    keys.push(...batch.map(({ key }) => ({ "x-api-key": key })));
+    accounts.push(...batch.map(({ account }) => account));
   }
-  return keys;
+  return { keys, accounts };
 }
 
 async function buildScenarios(bench: BenchDb): Promise<Scenario[]> {
   const scenarios: Scenario[] = [];
   const accounts = Number(Deno.env.get("BENCH_ACCOUNTS") ?? 4000);
   if (chosen.includes("audit")) {
-    const keys = await apiKeys(bench, accounts);
+    const { keys, accounts: accountIds } = await apiKeys(bench, accounts);
+    let next = 0;
     for (const size of [1_000, 30_000]) {
       const content = buildText(size);
+      const evaluated = (body: unknown) => {
+        const input = body as { content: string; jurisdiction: "CA"; industry: "healthcare" };
+        return evaluate(compiled, {
+          content: input.content,
+          jurisdiction: input.jurisdiction,
+          industry: input.industry,
+          surface: "content",
+        });
+      };
       scenarios.push({
         name: `complianceAudit ${size / 1000}k chars`,
         operation: "complianceAudit",
@@ -377,16 +405,29 @@ async function buildScenarios(bench: BenchDb): Promise<Scenario[]> {
         identities: keys,
         limitPerMinute: DEFAULT_LIMITS.auditPerMinute,
         spread: `${keys.length} enterprise accounts (no monthly quota), one key each`,
-        work: (body) => {
-          const input = body as { content: string; jurisdiction: "CA"; industry: "healthcare" };
-          return evaluate(compiled, {
-            content: input.content,
+        work: (body) => evaluated(body).risk_score,
+        workName: "the engine's evaluation",
+        floor: async (body) => {
+          const result = evaluated(body);
+          const input = body as { content: string; jurisdiction: string; industry: string };
+          const outcome = await auditRecord(bench.db, {
+            accountId: accountIds[next++ % accountIds.length],
+            contentSha256: "0".repeat(64),
+            contentLength: input.content.length,
             jurisdiction: input.jurisdiction,
             industry: input.industry,
-            surface: "content",
-          }).risk_score;
+            assetUrl: null,
+            verdict: result.verdict,
+            riskScore: result.risk_score,
+            penaltyExposureUsd: result.penalty_exposure_usd,
+            rulebookVersion: seed.version,
+            endpoint: "/complianceAudit",
+            latencyMs: 1,
+            isAgent: false,
+          });
+          if (!outcome.accepted) throw new Error("the floor's audit_record was refused");
+          return result.risk_score;
         },
-        workName: "the engine's evaluation",
       });
     }
   }
@@ -451,7 +492,7 @@ async function buildScenarios(bench: BenchDb): Promise<Scenario[]> {
     });
   }
   if (chosen.includes("verify")) {
-    const [key] = await apiKeys(bench, 1);
+    const [key] = (await apiKeys(bench, 1)).keys;
     scenarios.push({
       name: "agentSubscribe verify",
       operation: "agentSubscribe",
@@ -530,7 +571,8 @@ async function runScenario(
       function: MeasuredRun[];
       a: MeasuredRun[];
       b: MeasuredRun[];
-    } = { service: [], function: [], a: [], b: [] };
+      c: MeasuredRun[];
+    } = { service: [], function: [], a: [], b: [], c: [] };
     // Warm-up: a short run of each.
     await load({ ...plan(url, perMinute), durationMs: 300 });
     if (functionUrl !== undefined) await load({ ...plan(functionUrl, perMinute), durationMs: 300 });
@@ -547,6 +589,10 @@ async function runScenario(
         baseline.set({ ...work, work: scenario.work });
         results.b.push(await measuredLoad(plan(baseline.url, 0), backends));
       }
+      if (scenario.floor !== undefined) {
+        baseline.set({ ...work, selects: rpcCalls - 1, work: scenario.floor });
+        results.c.push(await measuredLoad(plan(baseline.url, 0), backends));
+      }
     }
     const served: Array<[ServedBy, MeasuredRun[]]> = [["local server", results.service]];
     if (functionUrl !== undefined) served.push(["function", results.function]);
@@ -562,6 +608,11 @@ async function runScenario(
       if (refused.length > 0) {
         notes.push(`NOT ALL 200: ${refused.map(([s, n]) => `${n}× ${s}`).join(", ")}`);
       }
+      const floorRefused = results.c.reduce(
+        (sum, r) => sum + r.count - (r.statuses["200"] ?? 0),
+        0,
+      );
+      if (floorRefused > 0) notes.push(`FLOOR (c) NOT ALL 200: ${floorRefused} answers`);
       if (measured.some((r) => r.exhausted)) {
         notes.push("identities ran out of budget: raise BENCH_ACCOUNTS / BENCH_INTEGRATIONS");
       }
@@ -574,10 +625,12 @@ async function runScenario(
         service: summarise(measured),
         a: summarise(results.a),
         ...(results.b.length === 0 ? {} : { b: summarise(results.b) }),
+        ...(results.c.length === 0 ? {} : { c: summarise(results.c) }),
         cpu: {
           service: cpuMedians(measured),
           a: cpuMedians(results.a),
           ...(results.b.length === 0 ? {} : { b: cpuMedians(results.b) }),
+          ...(results.c.length === 0 ? {} : { c: cpuMedians(results.c) }),
         },
         notes,
       });
@@ -760,6 +813,44 @@ function report(): void {
       `${target ? "Target" : "Also"} ${row.scenario} [${row.driver}, ${row.served}] c=32: ${
         fmt(ratio, 2)
       } of (${oneK ? "a" : "b"}), goal ≥ ${goal}: ${ratio >= goal ? "met" : "NOT met"}`,
+    );
+  }
+  const floored = rows.filter((row) => row.c !== undefined);
+  if (floored.length > 0) {
+    console.log(
+      "\ncomplianceAudit against its floor (c): (b) whose last round trip is audit_record through the service's adapter (the audit's durable write) instead of a select 1, with no authentication, limiting or answer built. No audit that is evaluated and recorded can be faster here: (c)÷(a) bounds the service's ÷(a).\n",
+    );
+    table(
+      [
+        "scenario",
+        "driver",
+        "served by",
+        "c",
+        "service req/s",
+        "(c) req/s",
+        "p50",
+        "p99",
+        "(c) srv",
+        "pg",
+        "÷(c)",
+        "(b)÷(a)",
+        "(c)÷(a)",
+      ],
+      floored.map((row) => [
+        row.scenario,
+        row.driver,
+        row.served,
+        String(row.concurrency),
+        rate(row.service.throughput),
+        rate(row.c!.throughput),
+        fmt(row.c!.p50, 2),
+        fmt(row.c!.p99, 2),
+        ms(row.cpu.c?.server),
+        ms(row.cpu.c?.postgres),
+        fmt(row.service.throughput / row.c!.throughput, 2),
+        row.b ? fmt(row.b.throughput / row.a.throughput, 2) : "-",
+        fmt(row.c!.throughput / row.a.throughput, 2),
+      ]),
     );
   }
   if (memoryLines.length > 0) console.log("");
