@@ -16,7 +16,7 @@
  * complianceAudit also has a floor, (c): (b) whose last round trip is the
  * audit's own write, `audit_record` through the service's database adapter
  * (group commit included) on the request's account, instead of a `select 1`.
- * It is the least an audit that is evaluated and durably recorded can cost
+ * It is the least an audit evaluated and recorded by audit_record can cost
  * here, without authenticating, limiting or building an answer; its ratio
  * to (a) bounds the service's.
  *
@@ -818,7 +818,7 @@ function report(): void {
   const floored = rows.filter((row) => row.c !== undefined);
   if (floored.length > 0) {
     console.log(
-      "\ncomplianceAudit against its floor (c): (b) whose last round trip is audit_record through the service's adapter (the audit's durable write) instead of a select 1, with no authentication, limiting or answer built. No audit that is evaluated and recorded can be faster here: (c)÷(a) bounds the service's ÷(a).\n",
+      "\ncomplianceAudit against its floor (c): (b) whose last round trip is audit_record through the service's adapter (the audit's durable write) instead of a select 1, with no authentication, limiting or answer built. No audit evaluated and recorded by audit_record can be faster here: (c)÷(a) bounds the service's ÷(a).\n",
     );
     table(
       [
