@@ -31,7 +31,7 @@
  * agentSubscribe verify, and export_audit of a month of 10,000 records (with
  * its peak memory). Each at concurrency 1 and 32 (runWebsiteAudit 1 and 8),
  * for BENCH_SECONDS seconds (default 2) per run, BENCH_RUNS runs (default 3)
- * interleaved service, (a), (b); the figures are medians over the runs.
+ * interleaved service, (a), (b) and (c); the figures are medians over the runs.
  *
  * The load generator (bench/support/load_worker.ts, a Worker) spreads the
  * requests over enough identities (API keys, webhook integrations, client
