@@ -8,7 +8,7 @@ import postgres from "postgres";
 import { z } from "zod";
 
 const sql = postgres(Deno.env.get("DATABASE_URL")!, { max: 1, onnotice: () => {} });
-const Body = z.object({}).passthrough();
+const Body = z.looseObject({});
 
 Deno.serve(async (req) => {
   Body.parse(await req.json());
